@@ -1,0 +1,62 @@
+// Configuration shared by the web and engine processes, read once from the environment and
+// validated with zod. Every Bulkhead setting is named BULKHEAD_*.
+import { z } from "zod";
+
+export const BACKEND_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+export const PRIMARY_BACKEND = "primary";
+
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+/** `id=url` pairs separated by commas or whitespace; ids follow BACKEND_ID_PATTERN. */
+const backendList = z
+  .string()
+  .default("")
+  .transform((raw, ctx) => {
+    const backends = new Map<string, string>();
+    for (const entry of raw.split(/[\s,]+/).filter(Boolean)) {
+      const at = entry.indexOf("=");
+      const id = entry.slice(0, at);
+      if (at < 1 || !BACKEND_ID_PATTERN.test(id)) {
+        ctx.addIssue({ code: "custom", message: `invalid backend entry "${entry.slice(0, 40)}": expected id=postgresql://...` });
+        return z.NEVER;
+      }
+      backends.set(id, entry.slice(at + 1));
+    }
+    return backends;
+  });
+
+const schema = z.object({
+  DATABASE_URL: z.string().min(1, "DATABASE_URL is required (npm start sets it for the embedded database)"),
+  BULKHEAD_BACKENDS: backendList,
+  BULKHEAD_DEFAULT_BACKEND: z.string().regex(BACKEND_ID_PATTERN).default(PRIMARY_BACKEND),
+  BULKHEAD_TICK_MS: int(100, 1),
+  BULKHEAD_CLAIM_BATCH: int(256, 1),
+  BULKHEAD_MAX_INSTANCES_PER_TENANT: int(0),
+  BULKHEAD_MAX_CONCURRENT_STEPS: int(128, 1),
+  BULKHEAD_BREAKER_THRESHOLD: int(5, 1),
+  BULKHEAD_BREAKER_COOLDOWN_SECS: int(60, 1),
+  BULKHEAD_POOL_SIZE: int(10, 1),
+  BULKHEAD_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+});
+
+export type EngineConfig = z.infer<typeof schema> & {
+  /** Every registered backend, `primary` (DATABASE_URL, also the control plane) first. */
+  backends: Map<string, string>;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const config = parsed.data;
+  if (config.BULKHEAD_BACKENDS.has(PRIMARY_BACKEND)) {
+    throw new Error(`invalid configuration:\n  BULKHEAD_BACKENDS: "${PRIMARY_BACKEND}" is always DATABASE_URL and cannot be listed`);
+  }
+  const backends = new Map([[PRIMARY_BACKEND, config.DATABASE_URL], ...config.BULKHEAD_BACKENDS]);
+  if (!backends.has(config.BULKHEAD_DEFAULT_BACKEND)) {
+    throw new Error(`invalid configuration:\n  BULKHEAD_DEFAULT_BACKEND: "${config.BULKHEAD_DEFAULT_BACKEND}" is not a registered backend`);
+  }
+  return { ...config, backends };
+}

@@ -1,0 +1,68 @@
+// SQL for tenant_storage_placements (control plane, on the primary backend).
+import type pg from "pg";
+import { AppError } from "../errors.ts";
+import { BACKEND_ID_PATTERN } from "../config.ts";
+
+export interface Placement {
+  tenantId: string;
+  backendId: string;
+  epoch: number;
+}
+
+type Queryable = Pick<pg.Pool, "query">;
+
+export async function readPlacement(db: Queryable, tenantId: string): Promise<Placement | null> {
+  const { rows } = await db.query<{ backend_id: string; epoch: number }>({
+    name: "read_placement",
+    text: "SELECT backend_id, epoch FROM tenant_storage_placements WHERE tenant_id = $1",
+    values: [tenantId],
+  });
+  const row = rows[0];
+  return row ? { tenantId, backendId: row.backend_id, epoch: row.epoch } : null;
+}
+
+export async function listPlacements(db: Queryable): Promise<Placement[]> {
+  const { rows } = await db.query<{ tenant_id: string; backend_id: string; epoch: number }>(
+    "SELECT tenant_id, backend_id, epoch FROM tenant_storage_placements ORDER BY tenant_id",
+  );
+  return rows.map((row) => ({ tenantId: row.tenant_id, backendId: row.backend_id, epoch: row.epoch }));
+}
+
+/**
+ * Inserts the placement if the tenant has none, else replaces it only when `epoch` is strictly
+ * greater than the stored one. Anything else is a Conflict that changes nothing. One statement,
+ * so two operators racing cannot both win with the same epoch.
+ */
+export async function advanceTenantPlacement(
+  db: Queryable,
+  tenantId: string,
+  backendId: string,
+  epoch: number,
+): Promise<Placement> {
+  if (!BACKEND_ID_PATTERN.test(backendId)) {
+    throw new AppError("invalid_argument", "backend id must be 1-128 letters, digits, '.', '-' or '_'", ["backend_id"]);
+  }
+  if (!Number.isSafeInteger(epoch) || epoch < 1) {
+    throw new AppError("invalid_argument", "epoch must be a positive integer", ["epoch"]);
+  }
+  const { rows } = await db.query<{ epoch: number }>({
+    name: "advance_placement",
+    text: `INSERT INTO tenant_storage_placements (tenant_id, backend_id, epoch, updated_at)
+           VALUES ($1, $2, $3, now())
+           ON CONFLICT (tenant_id) DO UPDATE
+             SET backend_id = EXCLUDED.backend_id, epoch = EXCLUDED.epoch, updated_at = now()
+             -- only a strictly newer epoch replaces the placement
+             WHERE tenant_storage_placements.epoch < EXCLUDED.epoch
+           RETURNING epoch`,
+    values: [tenantId, backendId, epoch],
+  });
+  if (rows.length === 0) {
+    const current = await readPlacement(db, tenantId);
+    throw new AppError(
+      "conflict",
+      `placement epoch ${epoch} is not newer than the current epoch ${current?.epoch ?? "?"}`,
+      ["epoch"],
+    );
+  }
+  return { tenantId, backendId, epoch };
+}

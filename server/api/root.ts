@@ -1,0 +1,15 @@
+// Every router, registered by hand.
+import { accountRouter } from "./routers/account.ts";
+import { opsRouter } from "./routers/ops.ts";
+import { overviewRouter } from "./routers/overview.ts";
+import { createCallerFactory, router } from "./trpc.ts";
+
+export const appRouter = router({
+  account: accountRouter,
+  overview: overviewRouter,
+  ops: opsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,111 @@
+// tRPC set-up, in the order a request meets it: 1. context, 2. initialisation and error mapping,
+// 3. the procedures every router builds on.
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { z } from "zod";
+import { AppError, type ErrorCode } from "../../engine/errors.ts";
+import type { Role } from "../control/users.ts";
+import type { Services } from "../services.ts";
+
+// ------------------------------------------------------------------ 1. context
+
+export interface User {
+  id: string;
+  email: string;
+  isOperator: boolean;
+}
+
+export interface Context {
+  services: Services;
+  /** The signed-in user's id from the session, if any. */
+  userId: string | null;
+}
+
+export function createContext(services: Services, userId: string | null): Context {
+  return { services, userId };
+}
+
+// ------------------------------------------------------------------ 2. initialisation
+
+const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
+  not_found: "NOT_FOUND",
+  invalid_argument: "BAD_REQUEST",
+  already_exists: "CONFLICT",
+  conflict: "CONFLICT",
+  unauthorized: "UNAUTHORIZED",
+  forbidden: "FORBIDDEN",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  unprocessable: "UNPROCESSABLE_CONTENT",
+  rate_limited: "TOO_MANY_REQUESTS",
+  unavailable: "SERVICE_UNAVAILABLE",
+  unsupported: "SERVICE_UNAVAILABLE",
+  internal: "INTERNAL_SERVER_ERROR",
+};
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause instanceof AppError ? error.cause : null;
+    return {
+      ...shape,
+      // Never a stack trace, in any environment.
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, inputPath: cause?.path ?? null },
+    };
+  },
+});
+
+export const createCallerFactory = t.createCallerFactory;
+export const router = t.router;
+
+/** Turns the AppErrors thrown by services into the matching tRPC error, once for every procedure. */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof AppError) throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+    if (result.error.code === "INTERNAL_SERVER_ERROR") {
+      throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "internal server error", cause: result.error });
+    }
+  }
+  return result;
+});
+
+// ------------------------------------------------------------------ 3. procedures
+
+export const publicProcedure = t.procedure.use(mapAppErrors);
+
+/** A signed-in user; the user row is read on every call so role changes apply at once. */
+export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const user = ctx.userId
+    ? await ctx.services.prisma.user.findUnique({
+        where: { id: ctx.userId },
+        select: { id: true, email: true, isOperator: true },
+      })
+    : null;
+  if (!user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+  return next({ ctx: { user } });
+});
+
+/**
+ * The tenant named by the input, for one of its members. A tenant you are not a member of and a
+ * tenant that does not exist give the same error.
+ */
+export const tenantProcedure = protectedProcedure
+  .input(z.object({ tenantId: z.string().max(64) }))
+  .use(async ({ ctx, input, next }) => {
+    const membership = await ctx.services.prisma.membership.findUnique({
+      where: { tenantId_userId: { tenantId: input.tenantId, userId: ctx.user.id } },
+      select: { role: true },
+    });
+    if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "tenant not found" });
+    return next({ ctx: { tenant: { id: input.tenantId, role: membership.role as Role } } });
+  });
+
+export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
+  if (ctx.tenant.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "tenant admins only" });
+  return next();
+});
+
+/** Platform operators. Anyone else is told the procedure does not exist. */
+export const operatorProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: "not found" });
+  return next();
+});

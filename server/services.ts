@@ -1,0 +1,25 @@
+// The web process's long-lived dependencies, created once per process (and kept across hot
+// reloads in development) rather than imported as globals deep in the code.
+import { loadConfig, type EngineConfig } from "../engine/config.ts";
+import { Storage, StorageBackends } from "../engine/storage/index.ts";
+import { createPrisma, type Prisma } from "./db/prisma.ts";
+
+export interface Services {
+  config: EngineConfig;
+  prisma: Prisma;
+  storage: Storage;
+}
+
+const cache = globalThis as unknown as { bulkheadServices?: Services };
+
+export function services(): Services {
+  if (!cache.bulkheadServices) {
+    const config = loadConfig();
+    cache.bulkheadServices = {
+      config,
+      prisma: createPrisma(config.DATABASE_URL),
+      storage: new Storage(new StorageBackends(config.backends, { poolSize: config.BULKHEAD_POOL_SIZE })),
+    };
+  }
+  return cache.bulkheadServices;
+}
