@@ -140,3 +140,61 @@ export async function migrateDeploy(url: string): Promise<void> {
   });
   if (code !== 0) throw new Error(`prisma migrate deploy failed:\n${output.join("")}`);
 }
+
+/** Names of the migrations in migrations/ that the database has not applied yet. */
+export async function pendingMigrations(url: string): Promise<string[]> {
+  const dir = path.join(PROJECT_ROOT, "migrations");
+  const all = fs.readdirSync(dir).filter((name) => fs.statSync(path.join(dir, name)).isDirectory());
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ migration_name: string }>(
+      "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+    );
+    const applied = new Set(rows.map((row) => row.migration_name));
+    return all.filter((name) => !applied.has(name));
+  } catch (error) {
+    if ((error as { code?: string }).code === "42P01") return all; // no _prisma_migrations yet
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+export interface BulkheadDatabase {
+  url: string;
+  /** True when DATABASE_URL was unset and the embedded cluster serves the database. */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export const DATA_DIR = path.resolve(PROJECT_ROOT, process.env.BULKHEAD_DATA_DIR ?? ".data");
+
+/**
+ * The database Bulkhead runs on, migrated: DATABASE_URL when set, else the embedded cluster in
+ * `.data/pg` on port 54329 (BULKHEAD_DATA_DIR and BULKHEAD_PG_PORT override both).
+ */
+export async function openBulkheadDatabase(log: (line: string) => void): Promise<BulkheadDatabase> {
+  let db: BulkheadDatabase;
+  if (process.env.DATABASE_URL) {
+    db = { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
+  } else {
+    const cluster = await startEmbeddedCluster(
+      { dataDir: path.join(DATA_DIR, "pg"), port: Number(process.env.BULKHEAD_PG_PORT ?? 54329) },
+      log,
+    );
+    await cluster.ensureDatabase("bulkhead");
+    db = { url: cluster.url("bulkhead"), embedded: true, stop: () => cluster.stop() };
+  }
+  try {
+    const pending = await pendingMigrations(db.url);
+    if (pending.length > 0) {
+      log(`applying ${pending.length} migration(s)`);
+      await migrateDeploy(db.url);
+    }
+  } catch (error) {
+    await db.stop();
+    throw error;
+  }
+  return db;
+}

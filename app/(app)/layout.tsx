@@ -1,0 +1,30 @@
+import Link from "next/link";
+import { headers } from "next/headers";
+import type { ReactNode } from "react";
+import { signedInCaller } from "../../server/web/session.ts";
+import { TenantSwitcher } from "../_components/tenant-switcher";
+
+// The shell of every signed-in page: brand, tenant switcher, console link, account.
+export default async function AppLayout({ children }: { children: ReactNode }) {
+  const path = (await headers()).get("x-bulkhead-path") ?? "/";
+  const me = await (await signedInCaller(path)).account.me();
+  return (
+    <>
+      <header className="topbar">
+        <Link className="brand" href="/">
+          <span className="brand-mark" aria-hidden="true" /> Bulkhead
+        </Link>
+        <TenantSwitcher tenants={me.tenants} />
+        <nav className="nav" aria-label="Main">
+          {me.isOperator && <Link href="/ops">Operator console</Link>}
+        </nav>
+        <span className="topbar-spacer" />
+        <span className="topbar-user">{me.email}</span>
+        <Link className="btn" href="/signout">
+          Sign out
+        </Link>
+      </header>
+      {children}
+    </>
+  );
+}

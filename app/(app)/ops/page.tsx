@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { TenantTable } from "./tenant-table";
+
+export const metadata: Metadata = { title: "Operator console" };
+
+export default function OpsPage() {
+  return (
+    <main className="page">
+      <div className="page-header">
+        <h1>Operator console</h1>
+        <p>Every tenant on this platform and where its data lives.</p>
+      </div>
+      <section className="card" aria-labelledby="tenants-heading">
+        <h2 id="tenants-heading">Tenants</h2>
+        <TenantTable />
+      </section>
+    </main>
+  );
+}

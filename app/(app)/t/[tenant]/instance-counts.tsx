@@ -1,0 +1,23 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "../../../_components/trpc";
+import { QueryError } from "../../../_components/query-error";
+
+const STATES = ["scheduled", "running", "waiting", "paused", "completed", "failed", "cancelled"] as const;
+
+export function InstanceCounts({ tenantId }: { tenantId: string }) {
+  const trpc = useTRPC();
+  const counts = useQuery({ ...trpc.overview.instanceCounts.queryOptions({ tenantId }), refetchInterval: 5_000 });
+  if (counts.error) return <QueryError error={counts.error} />;
+  return (
+    <div className="stat-grid" aria-busy={counts.isPending}>
+      {STATES.map((state) => (
+        <div className="stat" key={state} data-testid={`count-${state}`}>
+          <div className="stat-label">{state}</div>
+          {counts.data ? <div className="stat-value">{counts.data[state].toLocaleString()}</div> : <div className="skeleton" />}
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { signedInCaller } from "../../../../server/web/session.ts";
+import { InstanceCounts } from "./instance-counts";
+import { SequenceList } from "./sequence-list";
+
+export const metadata: Metadata = { title: "Overview" };
+
+export default async function TenantOverviewPage({ params }: { params: Promise<{ tenant: string }> }) {
+  const { tenant } = await params;
+  const me = await (await signedInCaller(`/t/${tenant}`)).account.me();
+  const current = me.tenants.find((t) => t.id === tenant);
+  return (
+    <main className="page">
+      <div className="page-header">
+        <h1>{current?.name ?? tenant}</h1>
+        <p>
+          Tenant <code>{tenant}</code> · you are {current?.role === "admin" ? "an admin" : "a member"}
+        </p>
+      </div>
+      <section className="card" aria-labelledby="instances-heading">
+        <h2 id="instances-heading">Instances by state</h2>
+        <InstanceCounts tenantId={tenant} />
+      </section>
+      <section className="card" aria-labelledby="sequences-heading">
+        <h2 id="sequences-heading">Sequences</h2>
+        <SequenceList tenantId={tenant} />
+      </section>
+    </main>
+  );
+}

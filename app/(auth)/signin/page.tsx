@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { auth } from "../../../server/auth/index.ts";
+import { safeReturnPath } from "../../../server/web/session.ts";
+import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+  const callbackUrl = safeReturnPath((await searchParams).callbackUrl);
+  if ((await auth())?.user) redirect(callbackUrl);
+  return (
+    <main className="auth-page">
+      <div className="card auth-card">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" /> Bulkhead
+        </div>
+        <h1>Sign in</h1>
+        <p className="muted">Use your Bulkhead account.</p>
+        <SignInForm callbackUrl={callbackUrl} />
+      </div>
+    </main>
+  );
+}

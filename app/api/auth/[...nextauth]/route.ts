@@ -1,0 +1,3 @@
+import { handlers } from "../../../../server/auth/index.ts";
+
+export const { GET, POST } = handlers;
