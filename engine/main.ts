@@ -16,11 +16,15 @@ async function main(): Promise<void> {
   }
   log.info({ backends: storage.backends.ids(), tick_ms: config.BULKHEAD_TICK_MS }, "engine started");
 
+  // Nothing else keeps the event loop alive until the scheduler exists: idle pools close their
+  // connections after 10 s and Node would exit on its own.
+  const keepAlive = setInterval(() => {}, 60_000);
   await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));
   }).then((signal) => log.info({ signal }, "engine stopping"));
 
+  clearInterval(keepAlive);
   await storage.close();
   log.info("engine stopped");
 }

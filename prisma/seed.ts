@@ -1,5 +1,5 @@
 // Demo data for the first start: three tenants, an operator, an admin and a member per tenant,
-// and a few sample sequences. Runs only while the database has no users.
+// and a few sample sequences. Runs only on an empty database (no users, no tenants).
 import { randomUUID } from "node:crypto";
 import type { EngineConfig } from "../engine/config.ts";
 import type { Storage } from "../engine/storage/index.ts";
@@ -51,7 +51,7 @@ function sampleSequences(tenantId: string) {
 
 /** Seeds the demo when the database has no users yet; returns whether it did. */
 export async function seedDemo(prisma: Prisma, storage: Storage, config: EngineConfig): Promise<boolean> {
-  if ((await prisma.user.count()) > 0) return false;
+  if ((await prisma.user.count()) > 0 || (await prisma.tenant.count()) > 0) return false;
   await createUser(prisma, { email: DEMO_OPERATOR, password: DEMO_PASSWORD, name: "Olivia Operator", isOperator: true });
   for (const tenant of DEMO_TENANTS) {
     await createTenant(prisma, { slug: tenant.slug, name: tenant.name, backendId: config.BULKHEAD_DEFAULT_BACKEND });

@@ -45,6 +45,12 @@ function stopGroup(child: ChildProcess): Promise<void> {
 }
 
 const db = await openBulkheadDatabase(say);
+/** Stops the database and exits with one line instead of a stack trace. */
+async function fail(message: string): Promise<never> {
+  console.error(`[bulkhead] error: ${message}`);
+  await db.stop();
+  process.exit(1);
+}
 say(`database ready (${db.embedded ? "embedded PostgreSQL 17" : "DATABASE_URL"}) in ${Date.now() - startedAt} ms`);
 
 const env: NodeJS.ProcessEnv = {
@@ -59,6 +65,8 @@ const prisma = createPrisma(db.url);
 const storage = new Storage(new StorageBackends(config.backends, { poolSize: 2 }));
 try {
   if (await seedDemo(prisma, storage, config)) say("demo data created");
+} catch (error) {
+  await fail(`could not create the demo data: ${(error as Error).message}`);
 } finally {
   await Promise.all([prisma.$disconnect(), storage.close()]);
 }
@@ -67,10 +75,7 @@ if (!fs.existsSync(path.join(PROJECT_ROOT, ".next", "BUILD_ID"))) {
   say("no production build yet: running next build (about a minute)");
   const build = run(bin("next"), ["build"], env);
   const code = await new Promise<number | null>((resolve) => build.on("exit", resolve));
-  if (code !== 0) {
-    await db.stop();
-    throw new Error("next build failed");
-  }
+  if (code !== 0) await fail("next build failed (its output is above)");
 }
 
 const children = [

@@ -29,6 +29,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   trustHost: true,
   session: { strategy: "jwt" },
   pages: { signIn: "/signin" },
+  logger: {
+    // A wrong password is an answer, not a server error: keep it out of the error log.
+    error(error) {
+      if (error instanceof CredentialsSignin) return;
+      console.error("[auth]", error);
+    },
+  },
   providers: [
     Credentials({
       credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
