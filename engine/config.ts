@@ -44,7 +44,7 @@ export type EngineConfig = z.infer<typeof schema> & {
   backends: Map<string, string>;
 };
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
+export function loadConfig(env: Record<string, string | undefined> = process.env): EngineConfig {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);

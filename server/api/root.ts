@@ -1,5 +1,6 @@
 // Every router, registered by hand.
 import { accountRouter } from "./routers/account.ts";
+import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
 import { createCallerFactory, router } from "./trpc.ts";
@@ -7,6 +8,7 @@ import { createCallerFactory, router } from "./trpc.ts";
 export const appRouter = router({
   account: accountRouter,
   overview: overviewRouter,
+  members: membersRouter,
   ops: opsRouter,
 });
 
