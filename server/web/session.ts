@@ -12,8 +12,3 @@ export async function signedInCaller(returnTo: string) {
   if (!session?.user?.id) redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
   return createCaller(createContext(services(), session.user.id));
 }
-
-/** Only same-site paths: a callback URL must never send the user to another site. */
-export function safeReturnPath(value: unknown): string {
-  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : "/";
-}

@@ -2,7 +2,7 @@
 
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn } from "../../../server/auth/index.ts";
-import { safeReturnPath } from "../../../server/web/session.ts";
+import { safeReturnPath } from "../../../server/web/return-path.ts";
 
 export interface SignInState {
   error: string | null;

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { auth } from "../../../server/auth/index.ts";
-import { safeReturnPath } from "../../../server/web/session.ts";
+import { safeReturnPath } from "../../../server/web/return-path.ts";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
