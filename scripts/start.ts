@@ -80,7 +80,7 @@ if (!fs.existsSync(path.join(PROJECT_ROOT, ".next", "BUILD_ID"))) {
 
 const children = [
   run(bin("next"), ["start", "-p", String(port)], env),
-  run(bin("tsx"), ["engine/main.ts"], env),
+  run(process.execPath, ["--import", "tsx", "engine/main.ts"], env),
 ];
 
 let stopping = false;
