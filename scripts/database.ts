@@ -39,7 +39,7 @@ function clusterUrl(port: number, database: string): string {
  * traverse every parent folder of the data directory. A clone under a private home directory
  * breaks that, so such a data directory moves under the system temp directory instead.
  */
-function usableDataDir(dataDir: string, log: (line: string) => void): string {
+export function usableDataDir(dataDir: string, log: (line: string) => void = () => {}): string {
   if (process.getuid?.() !== 0) return dataDir;
   for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
     if (fs.existsSync(dir) && (fs.statSync(dir).mode & 0o001) === 0) {

@@ -1,0 +1,50 @@
+// Sign-in, the return to the page asked for, and sign-out.
+import { expect, test } from "@playwright/test";
+import { DEMO_PASSWORD, signIn } from "./fixtures.ts";
+
+test("a wrong password shows an error and keeps the email", async ({ page }) => {
+  // One failure on an account no other test signs in with: far from the per-account (5) and
+  // per-address (20) limits, and the successful sign-in at the end clears the account's count.
+  const email = "admin@initech.test";
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+
+  await expect(page.locator(".alert-error")).toHaveText("Wrong email or password.");
+  await expect(page).toHaveURL(/\/signin$/);
+  await expect(page.getByLabel("Email")).toHaveValue(email);
+  await expect(page.getByLabel("Password")).toHaveValue("");
+
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/t\/initech$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Initech");
+});
+
+test("signing in returns to the page asked for", async ({ page }) => {
+  await page.goto("/t/acme");
+  await expect(page).toHaveURL("/signin?callbackUrl=%2Ft%2Facme");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sign in");
+
+  await signIn(page, "admin@acme.test");
+  await expect(page).toHaveURL(/\/t\/acme$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Acme Corporation");
+  await expect(page.getByText("you are an admin")).toBeVisible();
+});
+
+test("after signing out, tenant pages need a sign-in again", async ({ page }) => {
+  await page.goto("/signin");
+  await signIn(page, "admin@globex.test");
+  await expect(page).toHaveURL(/\/t\/globex$/);
+
+  await page.getByRole("link", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signout$/);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin$/);
+
+  await page.goto("/t/acme");
+  await expect(page).toHaveURL("/signin?callbackUrl=%2Ft%2Facme");
+  const cookies = await page.context().cookies();
+  expect(cookies.filter((c) => c.name.includes("session-token"))).toEqual([]);
+});

@@ -1,0 +1,43 @@
+// Shared helpers of the e2e specs.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { expect, type Page } from "@playwright/test";
+import { DEMO_PASSWORD } from "../prisma/seed.ts";
+import { E2E_SERVER_ENV } from "./env.ts";
+
+export { DEMO_OPERATOR, DEMO_PASSWORD, DEMO_TENANTS } from "../prisma/seed.ts";
+
+/** Signs in through the form on /signin (or the page it is on) and waits until it has left it. */
+export async function signIn(page: Page, email: string, password = DEMO_PASSWORD): Promise<void> {
+  if (!new URL(page.url(), "http://x").pathname.startsWith("/signin")) await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).not.toHaveURL(/\/signin/);
+}
+
+/** The text of the page's <main>, whitespace collapsed. */
+export async function mainText(page: Page): Promise<string> {
+  const text = await page.locator("main").innerText();
+  return text.replace(/\s+/g, " ").trim();
+}
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+/**
+ * Runs `npm run bulkhead -- <args>` against the e2e server's database (the CLI attaches to the
+ * running embedded PostgreSQL); the environment is the one playwright.config.ts gives the server.
+ */
+export async function bulkheadCli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    path.join(ROOT, "node_modules", ".bin", "tsx"),
+    ["scripts/bulkhead.ts", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...E2E_SERVER_ENV, DATABASE_URL: "" },
+      timeout: 60_000,
+    },
+  );
+  return stdout;
+}

@@ -1,0 +1,25 @@
+// The platform operator's console lists every tenant with its storage placement.
+import { expect, test } from "@playwright/test";
+import { DEMO_OPERATOR, DEMO_TENANTS, signIn } from "./fixtures.ts";
+
+test("the operator lands on the console and sees every tenant", async ({ page }) => {
+  await page.goto("/signin");
+  await signIn(page, DEMO_OPERATOR);
+
+  await expect(page).toHaveURL(/\/ops$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Operator console");
+  await expect(page.getByRole("link", { name: "Operator console" })).toBeVisible();
+  // The operator belongs to no tenant, so there is no switcher.
+  await expect(page.locator("#tenant-switcher")).toHaveCount(0);
+
+  const table = page.getByRole("table", { name: "Tenants" });
+  await expect(table).toBeVisible();
+  for (const tenant of DEMO_TENANTS) {
+    const row = table.getByRole("row").filter({ has: page.getByRole("cell", { name: tenant.slug, exact: true }) });
+    await expect(row).toHaveCount(1);
+    const cells = row.getByRole("cell");
+    await expect(cells.nth(1)).toHaveText(tenant.name);
+    await expect(cells.nth(2)).toHaveText("primary");
+    await expect(cells.nth(3)).toHaveText("1");
+  }
+});
