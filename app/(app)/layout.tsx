@@ -1,13 +1,11 @@
 import Link from "next/link";
-import { headers } from "next/headers";
 import type { ReactNode } from "react";
-import { signedInCaller } from "../../server/web/session.ts";
+import { myAccount } from "../../server/web/session.ts";
 import { TenantSwitcher } from "../_components/tenant-switcher";
 
 // The shell of every signed-in page: brand, tenant switcher, console link, account.
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  const path = (await headers()).get("x-bulkhead-path") ?? "/";
-  const me = await (await signedInCaller(path)).account.me();
+  const me = await myAccount();
   return (
     <>
       <header className="topbar">

@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { signedInCaller } from "../../server/web/session.ts";
+import { myAccount } from "../../server/web/session.ts";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
 // Home: the first tenant of a member, the console for an operator with no tenant.
 export default async function HomePage() {
-  const me = await (await signedInCaller("/")).account.me();
+  const me = await myAccount();
   if (me.tenants[0]) redirect(`/t/${me.tenants[0].id}`);
   if (me.isOperator) redirect("/ops");
   return (

@@ -1,14 +1,23 @@
-// Helpers for pages (React Server Components): who is signed in, and a tRPC caller acting as
-// them, so pages answer exactly what the API answers.
+// Helpers for pages (React Server Components): a tRPC caller acting as the signed-in user, so
+// pages answer exactly what the API answers.
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { cache } from "react";
 import { createCaller } from "../api/root.ts";
 import { createContext } from "../api/trpc.ts";
 import { auth } from "../auth/index.ts";
 import { services } from "../services.ts";
 
 /** The caller for the signed-in user; visitors go to sign-in and come back afterwards. */
-export async function signedInCaller(returnTo: string) {
+export async function signedInCaller() {
   const session = await auth();
-  if (!session?.user?.id) redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
+  if (!session?.user?.id) {
+    // proxy.ts passes the requested path along, since layouts cannot see it.
+    const returnTo = (await headers()).get("x-bulkhead-path") ?? "/";
+    redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
+  }
   return createCaller(createContext(services(), session.user.id));
 }
+
+/** The signed-in user and their tenants, read once per request however many layouts ask. */
+export const myAccount = cache(async () => (await signedInCaller()).account.me());

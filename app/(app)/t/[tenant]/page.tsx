@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { signedInCaller } from "../../../../server/web/session.ts";
+import { myAccount } from "../../../../server/web/session.ts";
 import { InstanceCounts } from "./instance-counts";
 import { SequenceList } from "./sequence-list";
 
@@ -7,7 +7,7 @@ export const metadata: Metadata = { title: "Overview" };
 
 export default async function TenantOverviewPage({ params }: { params: Promise<{ tenant: string }> }) {
   const { tenant } = await params;
-  const me = await (await signedInCaller(`/t/${tenant}`)).account.me();
+  const me = await myAccount();
   const current = me.tenants.find((t) => t.id === tenant);
   return (
     <main className="page">
