@@ -22,3 +22,13 @@ export async function makeUser(
   for (const [tenantId, role] of options.memberOf ?? []) await addMember(db.prisma, { tenantId, email: user.email, role });
   return user;
 }
+
+/** `count` scheduled instances of one tenant, due at `dueAt` (spread by 1 ms each, in order). */
+export async function insertDueInstances(db: TestDatabase, tenantId: string, count: number, dueAt = new Date(Date.now() - 60_000)) {
+  await db.sql.query(
+    `INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at)
+     SELECT gen_random_uuid(), $1, 'default', gen_random_uuid(), 'scheduled', $2::timestamptz + i * interval '1 millisecond'
+       FROM generate_series(1, $3) AS i`,
+    [tenantId, dueAt, count],
+  );
+}
