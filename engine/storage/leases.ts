@@ -1,0 +1,58 @@
+// Lease upkeep for claimed instances. Every write of a claimer names the lease epoch it claimed
+// with; a row whose epoch has moved on belongs to a newer claim, and the write changes nothing.
+import type pg from "pg";
+
+type Queryable = Pick<pg.Pool, "query">;
+
+/** Extends a live lease; false when the lease was lost (reaped and claimed again, or finished). */
+export async function renewLease(db: Queryable, id: string, leaseEpoch: number, until: Date): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: "renew_lease",
+    text: `UPDATE task_instances SET lease_expires_at = $3
+            WHERE id = $1 AND lease_epoch = $2 AND state = 'running'`,
+    values: [id, leaseEpoch, until],
+  });
+  return rowCount === 1;
+}
+
+/** Hands an instance back as due at `dueAt` (shutdown, deferral); false when the lease was lost. */
+export async function releaseLease(
+  db: Queryable,
+  id: string,
+  leaseEpoch: number,
+  dueAt: Date,
+  deferReason: string | null = null,
+): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: "release_lease",
+    text: `UPDATE task_instances
+              SET state = 'scheduled', next_fire_at = $3, defer_reason = $4,
+                  lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            WHERE id = $1 AND lease_epoch = $2 AND state = 'running'`,
+    values: [id, leaseEpoch, dueAt, deferReason],
+  });
+  return rowCount === 1;
+}
+
+/**
+ * Returns running instances whose lease expired (their engine died or stalled) to `scheduled`,
+ * due at once. The epoch is left as is: the next claim bumps it, which fences the old holder.
+ * Bounded per call so one sweep never holds many row locks.
+ */
+export async function reapExpiredLeases(db: Queryable, now: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query({
+    name: "reap_expired_leases",
+    text: `WITH expired AS (
+             SELECT id FROM task_instances
+              WHERE state = 'running' AND lease_expires_at < $1
+              ORDER BY lease_expires_at
+              LIMIT $2
+              FOR UPDATE SKIP LOCKED
+           )
+           UPDATE task_instances t
+              SET state = 'scheduled', next_fire_at = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+             FROM expired WHERE t.id = expired.id`,
+    values: [now, limit],
+  });
+  return rowCount ?? 0;
+}
