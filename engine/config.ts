@@ -36,6 +36,8 @@ const schema = z.object({
   BULKHEAD_BREAKER_THRESHOLD: int(5, 1),
   BULKHEAD_BREAKER_COOLDOWN_SECS: int(60, 1),
   BULKHEAD_POOL_SIZE: int(10, 1),
+  /** Hosts outbound HTTP may reach although they resolve to private or loopback addresses. */
+  BULKHEAD_HTTP_ALLOW: z.string().default(""),
   BULKHEAD_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 });
 

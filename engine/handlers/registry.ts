@@ -1,0 +1,53 @@
+// Name -> in-process handler. A name with no handler here belongs to an external worker
+// (wire-format C.11); the engine makes that call, the registry only answers what it holds.
+import { fail } from "./fail.ts";
+import { createHttpRequest } from "./http-request.ts";
+import { createLlmCall } from "./llm-call.ts";
+import { log } from "./log.ts";
+import { noop } from "./noop.ts";
+import { parseAllowList, systemLookup, type Lookup } from "./outbound-guard.ts";
+import { sleep } from "./sleep.ts";
+import type { Handler } from "./types.ts";
+
+export class HandlerRegistry {
+  // A Map, not an object: "constructor" or "__proto__" must not look like handlers.
+  private readonly handlers: ReadonlyMap<string, Handler>;
+
+  constructor(handlers: Iterable<readonly [string, Handler]>) {
+    this.handlers = new Map(handlers);
+  }
+
+  get(name: string): Handler | undefined {
+    return this.handlers.get(name);
+  }
+
+  isBuiltIn(name: string): boolean {
+    return this.handlers.has(name);
+  }
+
+  names(): string[] {
+    return [...this.handlers.keys()];
+  }
+}
+
+export interface BuiltInHandlerOptions {
+  /**
+   * BULKHEAD_HTTP_ALLOW entries (`host`, `host:port`, `[ipv6]:port`): hosts outbound HTTP may
+   * reach even on loopback/private addresses. Throws on a malformed entry.
+   */
+  httpAllow: readonly string[];
+  /** DNS resolution for the outbound guard; dns.lookup unless a test passes a fake. */
+  lookup?: Lookup;
+}
+
+export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRegistry {
+  const guard = { allow: parseAllowList(options.httpAllow), lookup: options.lookup ?? systemLookup };
+  return new HandlerRegistry([
+    ["noop", noop],
+    ["log", log],
+    ["sleep", sleep],
+    ["fail", fail],
+    ["http_request", createHttpRequest(guard)],
+    ["llm_call", createLlmCall(guard)],
+  ]);
+}
