@@ -23,16 +23,9 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
-// Cap off: the plain path. The partial claim index yields due rows in claim order; SKIP LOCKED
-// lets concurrent claimers take disjoint rows instead of queueing behind each other.
-const PLAIN = `
-WITH due AS (
-  SELECT id FROM task_instances
-  WHERE state = 'scheduled' AND next_fire_at <= $1
-  ORDER BY priority DESC, next_fire_at
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
-)
+// Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
+// (owner $3, expiry $1 + $4 ms) with the epoch bumped, which fences out any earlier holder.
+const FLIP_TO_RUNNING = `
 UPDATE task_instances t
    SET state = 'running',
        lease_owner = $3,
@@ -40,9 +33,21 @@ UPDATE task_instances t
        lease_epoch = t.lease_epoch + 1,
        defer_reason = NULL,
        updated_at = $1
-  FROM due
- WHERE t.id = due.id
+  FROM winners
+ WHERE t.id = winners.id
 RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at`;
+
+// Cap off: the plain path. The partial claim index yields due rows in claim order; SKIP LOCKED
+// lets concurrent claimers take disjoint rows instead of queueing behind each other.
+const PLAIN = `
+WITH winners AS (
+  SELECT id FROM task_instances
+  WHERE state = 'scheduled' AND next_fire_at <= $1
+  ORDER BY priority DESC, next_fire_at
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+)
+${FLIP_TO_RUNNING}`;
 
 // Cap on. DESIGN.md proposed over-selecting limit * cap rows in claim order and ranking them per
 // tenant; that starves every tenant whose work is newer than a flooding tenant's first
@@ -78,16 +83,7 @@ winners AS (
    WHERE id IN (SELECT id FROM picked) AND state = 'scheduled'
    FOR UPDATE SKIP LOCKED
 )
-UPDATE task_instances t
-   SET state = 'running',
-       lease_owner = $3,
-       lease_expires_at = $1 + make_interval(secs => $4 / 1000.0),
-       lease_epoch = t.lease_epoch + 1,
-       defer_reason = NULL,
-       updated_at = $1
-  FROM winners
- WHERE t.id = winners.id
-RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at`;
+${FLIP_TO_RUNNING}`;
 
 export const CLAIM_SQL = { plain: PLAIN, capped: CAPPED } as const;
 
