@@ -33,6 +33,12 @@ const schema = z.object({
   BULKHEAD_CLAIM_BATCH: int(256, 1),
   BULKHEAD_MAX_INSTANCES_PER_TENANT: int(0),
   BULKHEAD_MAX_CONCURRENT_STEPS: int(128, 1),
+  BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: int(32, 1),
+  /** How long a claim holds an instance without renewal; a dead engine's work returns after it. */
+  BULKHEAD_LEASE_MS: int(30_000, 1000),
+  BULKHEAD_REAPER_MS: int(5_000, 100),
+  /** On SIGTERM, how long in-flight steps may finish before they are released unfinished. */
+  BULKHEAD_SHUTDOWN_GRACE_MS: int(10_000, 0),
   BULKHEAD_BREAKER_THRESHOLD: int(5, 1),
   BULKHEAD_BREAKER_COOLDOWN_SECS: int(60, 1),
   BULKHEAD_POOL_SIZE: int(10, 1),

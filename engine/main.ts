@@ -1,30 +1,39 @@
-// The engine process: connects to every registered storage backend and runs until SIGTERM/SIGINT.
-// The scheduler (claim loop, leases, reaper) plugs in here; until then the process only proves
-// its databases are reachable and shuts down cleanly.
+// The engine process: one scheduler per registered storage backend, until SIGTERM/SIGINT; then
+// stop claiming, finish or release in-flight work, and exit 0.
+import os from "node:os";
 import { loadConfig } from "./config.ts";
+import { createBuiltInHandlers } from "./handlers/registry.ts";
+import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
+import { Scheduler } from "./scheduler/scheduler.ts";
 import { Storage, StorageBackends } from "./storage/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger("engine", config.BULKHEAD_LOG_LEVEL);
-  const storage = new Storage(new StorageBackends(config.backends, { poolSize: config.BULKHEAD_POOL_SIZE }));
+  // Enough connections for the in-flight steps plus the claim, renewal and reaper statements.
+  const poolSize = Math.max(config.BULKHEAD_POOL_SIZE, Math.min(config.BULKHEAD_MAX_CONCURRENT_STEPS, 32) + 3);
+  const storage = new Storage(new StorageBackends(config.backends, { poolSize }));
+  const handlers = createBuiltInHandlers({ httpAllow: splitAllowList(config.BULKHEAD_HTTP_ALLOW) });
+  const ownerId = `${os.hostname()}:${process.pid}`;
 
+  const schedulers = storage.backends.ids().map((id) => {
+    const backend = storage.backends.get(id);
+    return new Scheduler({ backend, handlers, config, ownerId, log: log.child({ backend_id: id }) });
+  });
   for (const id of storage.backends.ids()) {
     await storage.backends.get(id).pool.query("SELECT 1");
     log.info({ backend_id: id }, "backend connected");
   }
-  log.info({ backends: storage.backends.ids(), tick_ms: config.BULKHEAD_TICK_MS }, "engine started");
+  for (const scheduler of schedulers) scheduler.start();
+  log.info({ backends: storage.backends.ids(), owner: ownerId, tick_ms: config.BULKHEAD_TICK_MS }, "engine started");
 
-  // Nothing else keeps the event loop alive until the scheduler exists: idle pools close their
-  // connections after 10 s and Node would exit on its own.
-  const keepAlive = setInterval(() => {}, 60_000);
-  await new Promise<NodeJS.Signals>((resolve) => {
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));
-  }).then((signal) => log.info({ signal }, "engine stopping"));
-
-  clearInterval(keepAlive);
+  });
+  log.info({ signal, in_flight: schedulers.reduce((n, s) => n + s.inFlight, 0) }, "engine stopping");
+  await Promise.all(schedulers.map((s) => s.stop()));
   await storage.close();
   log.info("engine stopped");
 }

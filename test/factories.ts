@@ -1,5 +1,5 @@
 // Small factories for control-plane rows, so tests state only what matters to them.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createTenant } from "../server/control/tenants.ts";
 import { addMember, createUser, type Role } from "../server/control/users.ts";
 import type { TestDatabase } from "./db.ts";
@@ -31,4 +31,26 @@ export async function insertDueInstances(db: TestDatabase, tenantId: string, cou
        FROM generate_series(1, $3) AS i`,
     [tenantId, dueAt, count],
   );
+}
+
+/** Stores a sequence of `blocks` for the tenant (definition as clients send it) and returns its id. */
+export async function insertSequence(db: TestDatabase, tenantId: string, blocks: unknown[], name = `seq-${randomBytes(3).toString("hex")}`) {
+  const id = randomUUID();
+  const definition = { id, tenant_id: tenantId, namespace: "default", name, version: 1, created_at: new Date().toISOString(), blocks };
+  await db.sql.query(
+    "INSERT INTO sequences (id, tenant_id, namespace, name, version, definition, created_at) VALUES ($1, $2, 'default', $3, 1, $4, now())",
+    [id, tenantId, name, JSON.stringify(definition)],
+  );
+  return id;
+}
+
+/** `count` instances of a sequence, due now; returns their ids. */
+export async function insertInstancesOf(db: TestDatabase, tenantId: string, sequenceId: string, count = 1, context: unknown = { data: null, config: null }) {
+  const { rows } = await db.sql.query<{ id: string }>(
+    `INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, context, next_fire_at)
+     SELECT gen_random_uuid(), $1, 'default', $2, 'scheduled', $4, now() FROM generate_series(1, $3)
+     RETURNING id`,
+    [tenantId, sequenceId, count, JSON.stringify(context)],
+  );
+  return rows.map((r) => r.id);
 }

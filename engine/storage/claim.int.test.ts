@@ -81,7 +81,7 @@ describe("the per-tenant cap", () => {
   });
 
   it("with the cap off the plan has no window aggregate", async () => {
-    const { rows } = await db.sql.query(`EXPLAIN ${CLAIM_SQL.plain}`, [new Date(), 10, "x", 1000]);
+    const { rows } = await db.sql.query(`EXPLAIN ${CLAIM_SQL.plain}`, [new Date(), 10, "x", 1000, []]);
     const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
     expect(plan).not.toMatch(/WindowAgg/);
     expect(plan).toMatch(/task_instances_claim_idx/);
@@ -89,6 +89,15 @@ describe("the per-tenant cap", () => {
 });
 
 describe("what is claimed", () => {
+  it.each([0, 5])("skips the tenants it is told to (cap %i)", async (cap) => {
+    await insertDueInstances(db, "busy", 5);
+    await insertDueInstances(db, "idle", 5);
+    const claimed = await claimDueInstances(db.sql, {
+      now: new Date(), limit: 100, maxPerTenant: cap, leaseOwner: "t", leaseMs: 1000, excludeTenants: ["busy"],
+    });
+    expect([...perTenant(claimed)]).toEqual([["idle", 5]]);
+  });
+
   it("only due, scheduled instances, in priority then due order, with a new lease", async () => {
     await insertDueInstances(db, "a", 3);
     await db.sql.query("UPDATE task_instances SET priority = 3 WHERE next_fire_at = (SELECT max(next_fire_at) FROM task_instances)");

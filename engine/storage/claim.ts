@@ -21,6 +21,8 @@ export interface ClaimOptions {
   maxPerTenant: number;
   leaseOwner: string;
   leaseMs: number;
+  /** Tenants that may not start more work now (at their in-flight limit in this process). */
+  excludeTenants?: string[];
 }
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
@@ -42,7 +44,7 @@ RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at`;
 const PLAIN = `
 WITH winners AS (
   SELECT id FROM task_instances
-  WHERE state = 'scheduled' AND next_fire_at <= $1
+  WHERE state = 'scheduled' AND next_fire_at <= $1 AND tenant_id <> ALL($5::text[])
   ORDER BY priority DESC, next_fire_at
   LIMIT $2
   FOR UPDATE SKIP LOCKED
@@ -53,6 +55,7 @@ ${FLIP_TO_RUNNING}`;
 // tenant; that starves every tenant whose work is newer than a flooding tenant's first
 // limit * cap rows, which is exactly the noisy neighbour. Instead:
 //   tenants:    a loose index scan visits each tenant with scheduled work once (cost ~ tenants),
+//   eligible:   less the tenants this process may not start more work for,
 //   candidates: each tenant's first `cap` due rows in claim order (cost ~ tenants * cap),
 //   picked:     the best `limit` candidates across tenants, in claim order,
 //   winners:    those rows locked, skipping any a concurrent claimer holds.
@@ -65,14 +68,17 @@ WITH RECURSIVE tenants AS (
            ORDER BY s.tenant_id LIMIT 1)
     FROM tenants WHERE tenants.tenant_id IS NOT NULL
 ),
+eligible AS (
+  SELECT tenant_id FROM tenants WHERE tenant_id IS NOT NULL AND tenant_id <> ALL($5::text[])
+),
 candidates AS (
   SELECT c.id, c.priority, c.next_fire_at
-    FROM tenants
+    FROM eligible
     CROSS JOIN LATERAL (
       SELECT id, priority, next_fire_at FROM task_instances
-       WHERE state = 'scheduled' AND tenant_id = tenants.tenant_id AND next_fire_at <= $1
+       WHERE state = 'scheduled' AND tenant_id = eligible.tenant_id AND next_fire_at <= $1
        ORDER BY priority DESC, next_fire_at
-       LIMIT $5
+       LIMIT $6
     ) c
 ),
 picked AS (
@@ -89,7 +95,7 @@ export const CLAIM_SQL = { plain: PLAIN, capped: CAPPED } as const;
 
 export async function claimDueInstances(db: Queryable, options: ClaimOptions): Promise<ClaimedInstance[]> {
   const capped = options.maxPerTenant > 0;
-  const values: unknown[] = [options.now, options.limit, options.leaseOwner, options.leaseMs];
+  const values: unknown[] = [options.now, options.limit, options.leaseOwner, options.leaseMs, options.excludeTenants ?? []];
   if (capped) values.push(options.maxPerTenant);
   const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date }>({
     name: capped ? "claim_due_capped" : "claim_due_plain",

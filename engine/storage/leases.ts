@@ -56,3 +56,20 @@ export async function reapExpiredLeases(db: Queryable, now: Date, limit: number)
   });
   return rowCount ?? 0;
 }
+
+/**
+ * Extends many live leases in one statement (the scheduler renews everything it holds on one
+ * timer). Returns the ids still held; any other was lost and its run must stop.
+ */
+export async function renewLeases(db: Queryable, leases: { id: string; leaseEpoch: number }[], until: Date): Promise<Set<string>> {
+  if (leases.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>({
+    name: "renew_leases",
+    text: `UPDATE task_instances t SET lease_expires_at = $3
+             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch)
+            WHERE t.id = held.id AND t.lease_epoch = held.lease_epoch AND t.state = 'running'
+            RETURNING t.id`,
+    values: [leases.map((l) => l.id), leases.map((l) => l.leaseEpoch), until],
+  });
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,178 @@
+// The scheduler against a real PostgreSQL: flat sequences run to the end, failures retry with
+// backoff or fail with a marker row, timeouts count as retryable, unknown handlers wait for a
+// worker, and a stale lease writes nothing.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
+import { createBuiltInHandlers } from "../handlers/registry.ts";
+import { createLogger } from "../logger.ts";
+import { commitProgress } from "../storage/execution.ts";
+import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
+
+let db: TestDatabase;
+let scheduler: Scheduler | null = null;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterEach(async () => {
+  await scheduler?.stop();
+  scheduler = null;
+});
+afterAll(() => db.drop());
+
+const config: SchedulerConfig = {
+  BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
+  BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
+};
+
+function startScheduler(overrides: Partial<SchedulerConfig> = {}) {
+  scheduler = new Scheduler({
+    backend: db.storage.backends.primary,
+    handlers: createBuiltInHandlers({ httpAllow: [] }),
+    config: { ...config, ...overrides },
+    log: createLogger("test", "silent"),
+    ownerId: "test-engine",
+  });
+  scheduler.start();
+  return scheduler;
+}
+
+async function instance(id: string) {
+  const { rows } = await db.sql.query("SELECT state, next_fire_at, defer_reason, cursor, lease_epoch, completed_at FROM task_instances WHERE id = $1", [id]);
+  return rows[0];
+}
+
+async function outputs(id: string) {
+  const { rows } = await db.sql.query("SELECT block_id, output, output_ref, attempt FROM block_outputs WHERE instance_id = $1 ORDER BY created_at, id", [id]);
+  return rows;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const step = (id: string, handler: string, params: unknown = null, extra: object = {}) => ({ type: "step", id, handler, params, ...extra });
+
+describe("the scheduler", () => {
+  it("runs a flat sequence step after step to completed, recording each output", async () => {
+    const seq = await insertSequence(db, "acme", [step("a", "log", { message: "hi" }), step("b", "noop"), step("c", "sleep", { duration_ms: 30 })]);
+    const [id] = await insertInstancesOf(db, "acme", seq);
+    startScheduler();
+    const done = await until(() => instance(id!), (i) => i.state === "completed");
+    expect(done.state).toBe("completed");
+    expect(done.completed_at).not.toBeNull();
+    expect(await outputs(id!)).toEqual([
+      { block_id: "a", output: { message: "hi" }, output_ref: null, attempt: 0 },
+      { block_id: "b", output: {}, output_ref: null, attempt: 0 },
+      { block_id: "c", output: { slept_ms: 30 }, output_ref: null, attempt: 0 },
+    ]);
+  });
+
+  it("retries a retryable failure after the backoff, then fails with a marker row when attempts run out", async () => {
+    const retry = { max_attempts: 3, initial_backoff: 200, max_backoff: 1000, backoff_multiplier: 2 };
+    const seq = await insertSequence(db, "acme", [step("flaky", "fail", { message: "vendor down", retryable: true }, { retry })]);
+    const [id] = await insertInstancesOf(db, "acme", seq);
+    startScheduler();
+
+    const first = await until(() => instance(id!), (i) => i.state === "scheduled" && i.cursor?.attempt === 1);
+    expect(first.defer_reason).toBe("retry");
+    // attempt 0 failed: the next run is due initial_backoff (200 ms) later
+    const wait = new Date(first.next_fire_at).getTime() - Date.now();
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(200);
+
+    const second = await until(() => instance(id!), (i) => i.cursor?.attempt === 2);
+    expect(second.state).toBe("scheduled");
+    const final = await until(() => instance(id!), (i) => i.state === "failed");
+    expect(final.state).toBe("failed");
+    expect(await outputs(id!)).toEqual([
+      { block_id: "flaky", output: { __error__: true, retryable: true, message: "vendor down" }, output_ref: "__error__", attempt: 2 },
+    ]);
+  });
+
+  it("fails at once on a permanent failure, and a retryable one without a policy", async () => {
+    const permanent = await insertSequence(db, "acme", [step("x", "fail", { message: "bad input" }, { retry: { max_attempts: 5, initial_backoff: 10, max_backoff: 10 } })]);
+    const noPolicy = await insertSequence(db, "acme", [step("y", "fail", { retryable: true })]);
+    const [a] = await insertInstancesOf(db, "acme", permanent);
+    const [b] = await insertInstancesOf(db, "acme", noPolicy);
+    startScheduler();
+    expect((await until(() => instance(a!), (i) => i.state === "failed")).cursor.attempt).toBe(0);
+    expect((await until(() => instance(b!), (i) => i.state === "failed")).state).toBe("failed");
+  });
+
+  it("counts a step timeout as a retryable failure", async () => {
+    const retry = { max_attempts: 2, initial_backoff: 50, max_backoff: 50 };
+    const seq = await insertSequence(db, "acme", [step("slow", "sleep", { duration_ms: 2000 }, { timeout: 100, retry })]);
+    const [id] = await insertInstancesOf(db, "acme", seq);
+    startScheduler();
+    const final = await until(() => instance(id!), (i) => i.state === "failed");
+    expect(final.cursor.attempt).toBe(1);
+    expect(await outputs(id!)).toEqual([
+      { block_id: "slow", output: { __error__: true, retryable: true, message: "step timed out after 100 ms" }, output_ref: "__error__", attempt: 1 },
+    ]);
+  });
+
+  it("hands a step with a handler that is not built in to an external worker and waits", async () => {
+    const seq = await insertSequence(db, "acme", [step("first", "noop"), step("ext", "billing_sync", { invoice: 7 }, { queue_name: "billing", timeout: 1500 })]);
+    const [id] = await insertInstancesOf(db, "acme", seq, 1, { data: { customer: "c1" }, config: null });
+    startScheduler();
+    const waiting = await until(() => instance(id!), (i) => i.state === "waiting");
+    expect(waiting.state).toBe("waiting");
+    const { rows } = await db.sql.query("SELECT tenant_id, block_id, handler_name, queue_name, params, context, attempt, timeout_ms, state FROM worker_tasks WHERE instance_id = $1", [id]);
+    expect(rows).toEqual([
+      { tenant_id: "acme", block_id: "ext", handler_name: "billing_sync", queue_name: "billing", params: { invoice: 7 }, context: { data: { customer: "c1" }, config: null }, attempt: 0, timeout_ms: 1500, state: "pending" },
+    ]);
+  });
+
+  it("fails an instance whose sequence belongs to another tenant, as if it did not exist", async () => {
+    const foreign = await insertSequence(db, "globex", [step("a", "noop")]);
+    const [id] = await insertInstancesOf(db, "acme", foreign);
+    startScheduler();
+    expect((await until(() => instance(id!), (i) => i.state === "failed")).state).toBe("failed");
+    expect(await outputs(id!)).toEqual([]);
+  });
+
+  it("keeps each tenant within its in-flight limit while others run", async () => {
+    const seq = await insertSequence(db, "flood", [step("s", "sleep", { duration_ms: 200 })]);
+    const quiet = await insertSequence(db, "quiet", [step("s", "sleep", { duration_ms: 200 })]);
+    const flood = await insertInstancesOf(db, "flood", seq, 40);
+    const calm = await insertInstancesOf(db, "quiet", quiet, 4);
+    const running = startScheduler({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 8 });
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, running.inFlightOf("flood"))), 2);
+    const states = (ids: string[]) =>
+      db.sql.query("SELECT state, count(*)::int AS n FROM task_instances WHERE id = ANY($1) GROUP BY 1", [ids]).then((r) => r.rows);
+    try {
+      await until(() => states(calm), (rows) => rows.length === 1 && rows[0].state === "completed");
+      // The quiet tenant is done while the flood (40 x 200 ms at 8 at a time) is still going.
+      expect((await states(flood)).find((r) => r.state === "completed")?.n ?? 0).toBeLessThan(40);
+      await until(() => states(flood), (rows) => rows.length === 1 && rows[0].state === "completed", 20_000);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(await states(flood)).toEqual([{ state: "completed", n: 40 }]);
+    expect(peak).toBe(8);
+  });
+});
+
+describe("fencing", () => {
+  it("rejects a write with a stale lease epoch and changes nothing", async () => {
+    const seq = await insertSequence(db, "acme", [step("a", "noop")]);
+    const [id] = await insertInstancesOf(db, "acme", seq);
+    await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 3 WHERE id = $1", [id]);
+    const stale = await commitProgress(db.sql, {
+      instanceId: id!, tenantId: "acme", leaseEpoch: 2, state: "completed", cursor: { stale: true },
+      outputs: [{ blockId: "a", output: { from: "the past" }, attempt: 0 }],
+    });
+    expect(stale).toBe(false);
+    expect(await instance(id!)).toMatchObject({ state: "running", lease_epoch: 3, cursor: null });
+    expect(await outputs(id!)).toEqual([]);
+    // and the current holder can write
+    expect(await commitProgress(db.sql, { instanceId: id!, tenantId: "acme", leaseEpoch: 3, state: "completed", cursor: null })).toBe(true);
+  });
+});

@@ -1,0 +1,208 @@
+// The scheduler of one storage backend: a tick loop that claims due instances, runs them within
+// the global and per-tenant in-flight limits, renews the leases it holds, reaps expired ones, and
+// on stop finishes or releases what it runs. Any number of schedulers (processes) may run
+// against the same backend: correctness rests on the claim statement and the lease epochs.
+import type { EngineConfig } from "../config.ts";
+import { runInstance, type PreflightInput, type PreflightOutcome, type RunEnd } from "../exec/run-instance.ts";
+import { readCursor } from "../exec/cursor.ts";
+import type { HandlerRegistry } from "../handlers/registry.ts";
+import type { Logger } from "../logger.ts";
+import type { Backend } from "../storage/backends.ts";
+import { claimDueInstances, type ClaimedInstance } from "../storage/claim.ts";
+import { commitProgress, loadClaimed, type ClaimedRow } from "../storage/execution.ts";
+import { reapExpiredLeases, releaseLease, renewLeases } from "../storage/leases.ts";
+import { SequenceCache } from "./sequence-cache.ts";
+
+export type SchedulerConfig = Pick<
+  EngineConfig,
+  | "BULKHEAD_TICK_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_CONCURRENT_STEPS"
+  | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT" | "BULKHEAD_LEASE_MS" | "BULKHEAD_REAPER_MS" | "BULKHEAD_SHUTDOWN_GRACE_MS"
+>;
+
+export interface SchedulerDeps {
+  backend: Backend;
+  handlers: HandlerRegistry;
+  config: SchedulerConfig;
+  log: Logger;
+  /** Names this process in lease_owner. */
+  ownerId: string;
+  preflight?: (input: PreflightInput) => Promise<PreflightOutcome>;
+  now?: () => Date;
+}
+
+interface Running {
+  claim: ClaimedInstance;
+  /** Aborted when the lease is lost, or at the end of the shutdown grace. */
+  interrupt: AbortController;
+  done: Promise<void>;
+}
+
+const proceed = async (): Promise<PreflightOutcome> => ({ kind: "proceed" });
+
+export class Scheduler {
+  private readonly running = new Map<string, Running>();
+  private readonly perTenant = new Map<string, number>();
+  private readonly sequences = new SequenceCache();
+  private readonly now: () => Date;
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wakeLoop: (() => void) | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  /** Totals since start, by how runs ended. */
+  readonly ends = new Map<RunEnd | "error", number>();
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  start(): void {
+    const { config } = this.deps;
+    this.loop = this.tickLoop();
+    this.timers.push(
+      setInterval(() => void this.renew(), Math.max(250, Math.floor(config.BULKHEAD_LEASE_MS / 3))),
+      setInterval(() => void this.reap(), config.BULKHEAD_REAPER_MS),
+    );
+  }
+
+  /** Stops claiming, lets in-flight runs finish within the grace, then releases the rest. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeLoop?.();
+    await this.loop;
+    const drained = Promise.all([...this.running.values()].map((r) => r.done));
+    const grace = new Promise((resolve) => setTimeout(resolve, this.deps.config.BULKHEAD_SHUTDOWN_GRACE_MS).unref());
+    if ((await Promise.race([drained.then(() => "drained"), grace])) !== "drained") {
+      for (const run of this.running.values()) run.interrupt.abort("shutdown");
+      await drained;
+    }
+    for (const timer of this.timers) clearInterval(timer);
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  inFlightOf(tenantId: string): number {
+    return this.perTenant.get(tenantId) ?? 0;
+  }
+
+  private async tickLoop(): Promise<void> {
+    const { config, log } = this.deps;
+    while (!this.stopping) {
+      let batchWasFull = false;
+      try {
+        batchWasFull = await this.tick();
+      } catch (error) {
+        log.error({ err: error, backend_id: this.deps.backend.id }, "tick failed");
+      }
+      // A full batch means more is due: go again at once. Otherwise wait a tick, or less if a
+      // run ends and frees a slot.
+      if (!batchWasFull && !this.stopping) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, config.BULKHEAD_TICK_MS);
+          this.wakeLoop = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeLoop = null;
+      }
+    }
+  }
+
+  /** One claim and the start of its runs; true when the batch came back full. */
+  private async tick(): Promise<boolean> {
+    const { config, backend } = this.deps;
+    const free = config.BULKHEAD_MAX_CONCURRENT_STEPS - this.running.size;
+    if (free <= 0) return false;
+    const limit = Math.min(config.BULKHEAD_CLAIM_BATCH, free);
+    const perTenantLimit = config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
+    const saturated = [...this.perTenant].filter(([, n]) => n >= perTenantLimit).map(([tenant]) => tenant);
+    const now = this.now();
+    const claimed = await claimDueInstances(backend.pool, {
+      now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
+      leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated,
+    });
+    if (claimed.length === 0) return false;
+
+    const rows = new Map((await loadClaimed(backend.pool, claimed.map((c) => c.id))).map((r) => [r.id, r]));
+    for (const claim of claimed) {
+      const inFlight = this.perTenant.get(claim.tenantId) ?? 0;
+      if (inFlight >= perTenantLimit) {
+        // More of this tenant came back than it may run at once: hand the rest back, due now.
+        await releaseLease(backend.pool, claim.id, claim.leaseEpoch, now, "cap");
+        continue;
+      }
+      this.perTenant.set(claim.tenantId, inFlight + 1);
+      this.startRun(claim, rows.get(claim.id));
+    }
+    return claimed.length === limit;
+  }
+
+  private startRun(claim: ClaimedInstance, row: ClaimedRow | undefined): void {
+    const interrupt = new AbortController();
+    const run: Running = { claim, interrupt, done: Promise.resolve() };
+    run.done = this.execute(claim, row, interrupt.signal)
+      .then(
+        (end) => this.count(end),
+        (error: unknown) => {
+          this.count("error");
+          this.deps.log.error({ err: error, tenant_id: claim.tenantId, instance_id: claim.id }, "run failed");
+        },
+      )
+      .finally(() => {
+        this.running.delete(claim.id);
+        const left = (this.perTenant.get(claim.tenantId) ?? 1) - 1;
+        if (left > 0) this.perTenant.set(claim.tenantId, left);
+        else this.perTenant.delete(claim.tenantId);
+        this.wakeLoop?.();
+      });
+    this.running.set(claim.id, run);
+  }
+
+  private async execute(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: AbortSignal): Promise<RunEnd> {
+    const { backend, handlers, log } = this.deps;
+    const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
+    if (!row || !sequence) {
+      const committed = await commitProgress(backend.pool, {
+        instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed",
+        cursor: row ? readCursor(row.cursor, this.now()) : null,
+      });
+      log.warn({ tenant_id: claim.tenantId, instance_id: claim.id }, "instance failed: its sequence is missing or invalid");
+      return committed ? "failed" : "lease_lost";
+    }
+    return runInstance(claim, row, sequence, {
+      db: backend.pool,
+      handlers,
+      preflight: this.deps.preflight ?? proceed,
+      log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),
+      now: this.now,
+      interrupt,
+    });
+  }
+
+  private count(end: RunEnd | "error"): void {
+    this.ends.set(end, (this.ends.get(end) ?? 0) + 1);
+  }
+
+  private async renew(): Promise<void> {
+    const held = [...this.running.values()];
+    if (held.length === 0) return;
+    try {
+      const until = new Date(this.now().getTime() + this.deps.config.BULKHEAD_LEASE_MS);
+      const kept = await renewLeases(this.deps.backend.pool, held.map((r) => r.claim), until);
+      for (const run of held) if (!kept.has(run.claim.id) && this.running.has(run.claim.id)) run.interrupt.abort("lease_lost");
+    } catch (error) {
+      this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "lease renewal failed");
+    }
+  }
+
+  private async reap(): Promise<void> {
+    try {
+      const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
+      if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
+    } catch (error) {
+      this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "reaper failed");
+    }
+  }
+}
