@@ -99,14 +99,13 @@ function runToEnd(command: string, args: string[], user: { uid?: number; gid?: n
 }
 
 async function initialise(dataDir: string, initdb: string, user: { uid?: number; gid?: number }): Promise<void> {
+  // Parents must stay traversable by the postgres user: create them 0755, the cluster dir 0700.
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const passwordFile = path.join(os.tmpdir(), `bulkhead-pw-${process.pid}-${Date.now()}`);
   fs.writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
   try {
-    if (user.uid !== undefined) {
-      fs.chownSync(dataDir, user.uid, user.gid!);
-      fs.chmodSync(path.dirname(dataDir), 0o755);
-    }
+    if (user.uid !== undefined) fs.chownSync(dataDir, user.uid, user.gid!);
     await runToEnd(initdb, ["-D", dataDir, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--no-locale"], user);
   } finally {
     fs.rmSync(passwordFile, { force: true });
