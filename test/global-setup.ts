@@ -6,7 +6,9 @@ import path from "node:path";
 import pg from "pg";
 import { DATA_DIR, migrateDeploy, startEmbeddedCluster } from "../scripts/database.ts";
 
-export const TEMPLATE_DATABASE = "bulkhead_template";
+// One template per run, so runs started side by side (several terminals, helpers) never drop or
+// copy each other's databases.
+const TEMPLATE_DATABASE = `bulkhead_template_${process.pid}`;
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -25,17 +27,27 @@ export default async function setup(project: TestProject) {
   const adminUrl = cluster.url("postgres");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  // Databases left behind by an interrupted run, and the previous template.
+  // Databases an interrupted run left behind. One still in use belongs to a run going on now:
+  // without FORCE its drop fails, and it is left alone.
   const { rows } = await admin.query<{ datname: string }>(
-    "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%' OR datname = $1",
-    [TEMPLATE_DATABASE],
+    "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%' OR datname LIKE 'bulkhead\\_template\\_%'",
   );
-  for (const { datname } of rows) await admin.query(`DROP DATABASE ${admin.escapeIdentifier(datname)} WITH (FORCE)`);
+  for (const { datname } of rows) await admin.query(`DROP DATABASE ${admin.escapeIdentifier(datname)}`).catch(() => {});
   await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
   await admin.end();
   await migrateDeploy(cluster.url(TEMPLATE_DATABASE));
 
   project.provide("adminUrl", adminUrl);
   project.provide("templateDatabase", TEMPLATE_DATABASE);
-  return () => cluster.stop();
+  return async () => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+    // Another run still working on this cluster keeps it up (it stops it when it ends).
+    const { rows: others } = await client.query(
+      "SELECT 1 FROM pg_stat_activity WHERE datname LIKE 'test\\_%' OR datname LIKE 'bulkhead\\_template\\_%' LIMIT 1",
+    );
+    await client.end();
+    if (others.length === 0) await cluster.stop();
+  };
 }

@@ -6,7 +6,7 @@ import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Sequence, StepBlock } from "../sequence/schema.ts";
 import type { ClaimedInstance } from "../storage/claim.ts";
-import { commitProgress, createWorkerTaskAndWait, type ClaimedRow } from "../storage/execution.ts";
+import { createWorkerTaskAndWait, type ClaimedRow, type Progress } from "../storage/execution.ts";
 import { releaseLease } from "../storage/leases.ts";
 import type pg from "pg";
 import { nextStep, readCursor, type FlatCursor } from "./cursor.ts";
@@ -31,6 +31,8 @@ export interface PreflightInput {
 
 export interface RunDeps {
   db: Pick<pg.Pool, "query">;
+  /** Writes a step's progress (grouped with others by the scheduler); false when the lease was lost. */
+  commit: (progress: Progress) => Promise<boolean>;
   handlers: HandlerRegistry;
   preflight: (input: PreflightInput) => Promise<PreflightOutcome>;
   log: Logger;
@@ -55,7 +57,7 @@ export async function runInstance(claim: ClaimedInstance, row: ClaimedRow, seque
   let cursor = readCursor(row.cursor, deps.now());
 
   const fail = async (step: StepBlock, message: string, retryable: boolean): Promise<RunEnd> => {
-    const committed = await commitProgress(db, {
+    const committed = await deps.commit({
       ...fence, state: "failed", cursor,
       // The failed step's marker row (wire-format C.12).
       outputs: [{ blockId: step.id, output: { __error__: true, retryable, message }, outputRef: "__error__", attempt: cursor.attempt }],
@@ -66,7 +68,7 @@ export async function runInstance(claim: ClaimedInstance, row: ClaimedRow, seque
   for (;;) {
     const block = sequence.blocks[cursor.index];
     if (!block) {
-      return (await commitProgress(db, { ...fence, state: "completed", cursor })) ? "completed" : "lease_lost";
+      return (await deps.commit({ ...fence, state: "completed", cursor })) ? "completed" : "lease_lost";
     }
     if (deps.interrupt.aborted) return release(deps, fence, cursor);
     if (block.type !== "step") {
@@ -107,7 +109,7 @@ export async function runInstance(claim: ClaimedInstance, row: ClaimedRow, seque
     if (result.kind === "success") {
       const next = nextStep(cursor, deps.now());
       const done = next.index >= sequence.blocks.length;
-      const committed = await commitProgress(db, {
+      const committed = await deps.commit({
         ...fence, state: done ? "completed" : "running", cursor: next,
         outputs: [{ blockId: block.id, output: result.output, attempt: cursor.attempt }],
       });
@@ -120,7 +122,7 @@ export async function runInstance(claim: ClaimedInstance, row: ClaimedRow, seque
     const retryAt = nextAttemptAt(block.retry, cursor.attempt, result.retryable, deps.now());
     if (!retryAt) return fail(block, result.message, result.retryable);
     log.debug({ block_id: block.id, attempt: cursor.attempt, message: result.message }, "step failed, will retry");
-    const committed = await commitProgress(db, {
+    const committed = await deps.commit({
       ...fence, state: "scheduled", nextFireAt: retryAt, deferReason: "retry",
       cursor: { ...cursor, attempt: cursor.attempt + 1 },
     });
@@ -130,6 +132,6 @@ export async function runInstance(claim: ClaimedInstance, row: ClaimedRow, seque
 
 /** Gives the instance back, due now, at the step it stood on: nothing is recorded as failed. */
 async function release(deps: RunDeps, fence: Fence, cursor: FlatCursor): Promise<RunEnd> {
-  const released = await commitProgress(deps.db, { ...fence, state: "scheduled", nextFireAt: deps.now(), cursor });
+  const released = await deps.commit({ ...fence, state: "scheduled", nextFireAt: deps.now(), cursor });
   return released ? "released" : "lease_lost";
 }

@@ -9,7 +9,8 @@ import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Backend } from "../storage/backends.ts";
 import { claimDueInstances, type ClaimedInstance } from "../storage/claim.ts";
-import { commitProgress, loadClaimed, type ClaimedRow } from "../storage/execution.ts";
+import { loadClaimed, type ClaimedRow } from "../storage/execution.ts";
+import { ProgressWriter } from "../exec/progress-writer.ts";
 import { reapExpiredLeases, releaseLease, renewLeases } from "../storage/leases.ts";
 import { SequenceCache } from "./sequence-cache.ts";
 
@@ -43,6 +44,7 @@ export class Scheduler {
   private readonly running = new Map<string, Running>();
   private readonly perTenant = new Map<string, number>();
   private readonly sequences = new SequenceCache();
+  private readonly progress: ProgressWriter;
   private readonly now: () => Date;
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -53,6 +55,7 @@ export class Scheduler {
 
   constructor(private readonly deps: SchedulerDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.progress = new ProgressWriter(deps.backend.pool);
   }
 
   start(): void {
@@ -164,7 +167,7 @@ export class Scheduler {
     const { backend, handlers, log } = this.deps;
     const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
     if (!row || !sequence) {
-      const committed = await commitProgress(backend.pool, {
+      const committed = await this.progress.commit({
         instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed",
         cursor: row ? readCursor(row.cursor, this.now()) : null,
       });
@@ -173,6 +176,7 @@ export class Scheduler {
     }
     return runInstance(claim, row, sequence, {
       db: backend.pool,
+      commit: (progress) => this.progress.commit(progress),
       handlers,
       preflight: this.deps.preflight ?? proceed,
       log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),

@@ -59,42 +59,52 @@ export interface Progress {
   outputs?: OutputRow[];
 }
 
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
-
 /**
- * Records a step's outputs and the instance's new state, cursor and due time in one statement,
- * fenced by the lease epoch. Returns false (and writes nothing) when the lease was lost.
- * Leaving `running` gives up the lease.
+ * Records steps' outputs and their instances' new state, cursor and due time, for many instances
+ * in one statement (the scheduler groups the commits that arrive together), each row fenced by
+ * its lease epoch. Returns the ids that were written; a missing id had lost its lease and nothing
+ * of it was written. Leaving `running` gives up the lease.
  */
-export async function commitProgress(db: Queryable, p: Progress): Promise<boolean> {
-  const outputs = p.outputs ?? [];
-  const { rows } = await db.query<{ n: number }>({
+export async function commitProgressBatch(db: Queryable, batch: Progress[]): Promise<Set<string>> {
+  const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
+  const { rows } = await db.query<{ id: string }>({
     name: "commit_progress",
-    text: `WITH updated AS (
-             UPDATE task_instances
-                SET state = $4, cursor = $5, next_fire_at = $6, defer_reason = $7, updated_at = now(),
-                    -- a finished instance keeps no lease
-                    lease_owner = CASE WHEN $4 = 'running' THEN lease_owner END,
-                    lease_expires_at = CASE WHEN $4 = 'running' THEN lease_expires_at END,
-                    completed_at = CASE WHEN $8 THEN now() END
-              WHERE id = $1 AND tenant_id = $2 AND lease_epoch = $3 AND state = 'running'
-              RETURNING id, tenant_id
+    text: `WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
+               AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason)
+           ), updated AS (
+             UPDATE task_instances t
+                SET state = x.state, cursor = x.cursor, next_fire_at = x.next_fire_at, defer_reason = x.defer_reason,
+                    updated_at = now(),
+                    -- only a running instance keeps its lease
+                    lease_owner = CASE WHEN x.state = 'running' THEN t.lease_owner END,
+                    lease_expires_at = CASE WHEN x.state = 'running' THEN t.lease_expires_at END,
+                    completed_at = CASE WHEN x.state IN ('completed', 'failed', 'cancelled') THEN now() END
+               FROM input x
+              WHERE t.id = x.id AND t.tenant_id = x.tenant_id AND t.lease_epoch = x.lease_epoch AND t.state = 'running'
+              RETURNING t.id, t.tenant_id
            ), inserted AS (
              INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, output_ref, output_size, attempt)
-             SELECT gen_random_uuid(), updated.tenant_id, updated.id, o.block_id, o.output, o.output_ref, octet_length(o.output::text), o.attempt
-               FROM updated
-              CROSS JOIN unnest($9::text[], $10::jsonb[], $11::text[], $12::int[]) AS o(block_id, output, output_ref, attempt)
+             SELECT gen_random_uuid(), u.tenant_id, u.id, o.block_id, o.output, o.output_ref, octet_length(o.output::text), o.attempt
+               FROM unnest($8::uuid[], $9::text[], $10::jsonb[], $11::text[], $12::int[])
+                      AS o(instance_id, block_id, output, output_ref, attempt)
+               JOIN updated u ON u.id = o.instance_id
              RETURNING 1
            )
-           SELECT count(*)::int AS n FROM updated`,
+           SELECT id FROM updated`,
     values: [
-      p.instanceId, p.tenantId, p.leaseEpoch, p.state, JSON.stringify(p.cursor ?? null), p.nextFireAt ?? null,
-      p.deferReason ?? null, TERMINAL.has(p.state),
-      outputs.map((o) => o.blockId), outputs.map((o) => JSON.stringify(o.output ?? null)),
+      batch.map((p) => p.instanceId), batch.map((p) => p.tenantId), batch.map((p) => p.leaseEpoch), batch.map((p) => p.state),
+      batch.map((p) => JSON.stringify(p.cursor ?? null)), batch.map((p) => p.nextFireAt ?? null), batch.map((p) => p.deferReason ?? null),
+      outputs.map((o) => o.instanceId), outputs.map((o) => o.blockId), outputs.map((o) => JSON.stringify(o.output ?? null)),
       outputs.map((o) => o.outputRef ?? null), outputs.map((o) => o.attempt),
     ],
   });
-  return rows[0]!.n === 1;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** One instance's progress; false (and nothing written) when its lease was lost. */
+export async function commitProgress(db: Queryable, progress: Progress): Promise<boolean> {
+  return (await commitProgressBatch(db, [progress])).has(progress.instanceId);
 }
 
 export interface NewWorkerTask {

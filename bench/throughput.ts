@@ -1,0 +1,97 @@
+// Throughput: N one-step `noop` instances across T tenants, from creation to all `completed`,
+// beside graphile-worker working N no-op jobs, same PostgreSQL, same process, same concurrency.
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import pg from "pg";
+import { Logger, makeWorkerUtils, run } from "graphile-worker";
+import { loadConfig } from "../engine/config.ts";
+import { createBuiltInHandlers } from "../engine/handlers/registry.ts";
+import { createLogger } from "../engine/logger.ts";
+import { Scheduler } from "../engine/scheduler/scheduler.ts";
+import { StorageBackends, Storage } from "../engine/storage/index.ts";
+import { benchCluster, freshBenchDatabase, median, waitUntil } from "./cluster.ts";
+
+const N = Number(process.env.BENCH_N ?? 5000);
+const T = Number(process.env.BENCH_TENANTS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const silent = new Logger(() => () => {});
+
+async function bulkhead(url: string, n: number): Promise<{ perSecond: number; claimMedianMs: number }> {
+  const config = loadConfig({ DATABASE_URL: url, BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY) });
+  const storage = new Storage(new StorageBackends(config.backends, { poolSize: CONCURRENCY + 4 }));
+  const backend = storage.backends.primary;
+  const claimMs: number[] = [];
+  // Time the claim statement where it runs: every query named claim_due_*.
+  const query = backend.pool.query.bind(backend.pool) as (...args: unknown[]) => Promise<unknown>;
+  (backend.pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
+    const named = (args[0] as { name?: string })?.name?.startsWith("claim_due");
+    const started = performance.now();
+    try {
+      return await query(...args);
+    } finally {
+      if (named) claimMs.push(performance.now() - started);
+    }
+  };
+
+  const sql = new pg.Pool({ connectionString: url, max: 2 });
+  for (let t = 0; t < T; t++) {
+    const id = randomUUID();
+    const tenantId = `bench-${t}`;
+    const definition = { id, tenant_id: tenantId, namespace: "default", name: "one-noop", version: 1, created_at: new Date().toISOString(), blocks: [{ type: "step", id: "noop", handler: "noop" }] };
+    await sql.query("INSERT INTO sequences (id, tenant_id, namespace, name, version, definition, created_at) VALUES ($1, $2, 'default', 'one-noop', 1, $3, now())", [id, tenantId, JSON.stringify(definition)]);
+    await sql.query(
+      `INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, context, next_fire_at)
+       SELECT gen_random_uuid(), $1, 'default', $2, 'scheduled', '{"data": null, "config": null}', now() FROM generate_series(1, $3)`,
+      [tenantId, id, Math.ceil(n / T)],
+    );
+  }
+  const total = Math.ceil(n / T) * T;
+  const started = performance.now();
+  const scheduler = new Scheduler({
+    backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench",
+  });
+  scheduler.start();
+  await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state = 'completed'")).rows[0].n === total);
+  const seconds = (performance.now() - started) / 1000;
+  await scheduler.stop();
+  await Promise.all([sql.end(), storage.close()]);
+  return { perSecond: total / seconds, claimMedianMs: median(claimMs) };
+}
+
+async function graphileWorker(url: string, n: number): Promise<{ perSecond: number }> {
+  const utils = await makeWorkerUtils({ connectionString: url, logger: silent });
+  await utils.migrate();
+  const jobs = Array.from({ length: n }, () => ({ identifier: "noop", payload: {} }));
+  for (let i = 0; i < jobs.length; i += 1000) await utils.addJobs(jobs.slice(i, i + 1000));
+  const sql = new pg.Pool({ connectionString: url, max: 1 });
+  const started = performance.now();
+  const runner = await run({
+    connectionString: url, concurrency: CONCURRENCY, maxPoolSize: CONCURRENCY + 2, pollInterval: 100, noHandleSignals: true,
+    taskList: { noop: async () => {} }, logger: silent,
+  });
+  await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM graphile_worker._private_jobs")).rows[0].n === 0);
+  const seconds = (performance.now() - started) / 1000;
+  await runner.stop();
+  await Promise.all([sql.end(), utils.release()]);
+  return { perSecond: n / seconds };
+}
+
+export async function main(): Promise<void> {
+  console.log(`throughput: ${N} one-step noop instances over ${T} tenants, concurrency ${CONCURRENCY}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}`);
+  const cluster = await benchCluster();
+  try {
+    // Warm both up (JIT, prepared statements, catalog caches) before measuring.
+    process.stdout.write("warming up… ");
+    await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), 500);
+    await graphileWorker(await freshBenchDatabase(cluster, "bench_graphile", false), 500);
+    console.log("done");
+
+    const ours = await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N);
+    console.log(`bulkhead:        ${ours.perSecond.toFixed(0)} instances/s, claim statement median ${ours.claimMedianMs.toFixed(2)} ms`);
+    const peer = await graphileWorker(await freshBenchDatabase(cluster, "bench_graphile", false), N);
+    console.log(`graphile-worker: ${peer.perSecond.toFixed(0)} jobs/s`);
+    console.log(`throughput ratio (bulkhead / graphile-worker): ${(ours.perSecond / peer.perSecond).toFixed(2)}`);
+  } finally {
+    await cluster.stop();
+  }
+}
