@@ -6,7 +6,9 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { createLogger } from "../logger.ts";
+import { setBudget } from "../storage/budgets.ts";
 import { commitProgress } from "../storage/execution.ts";
+import { setRateLimitPolicy } from "../storage/rate-limits.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
 
 let db: TestDatabase;
@@ -157,6 +159,70 @@ describe("the scheduler", () => {
     }
     expect(await states(flood)).toEqual([{ state: "completed", n: 40 }]);
     expect(peak).toBe(8);
+  });
+});
+
+describe("pre-flight, asserted on the instance", () => {
+  const states = async (ids: string[]) => {
+    const { rows } = await db.sql.query("SELECT id, state, next_fire_at, defer_reason FROM task_instances WHERE id = ANY($1)", [ids]);
+    return rows;
+  };
+
+  it("defers over the rate limit, never dropping the step", async () => {
+    await setRateLimitPolicy(db.sql, "rl", "vendor", 2, 60_000);
+    const seq = await insertSequence(db, "rl", [step("call", "noop", null, { rate_limit_key: "vendor" })]);
+    const ids = await insertInstancesOf(db, "rl", seq, 4);
+    const before = Date.now();
+    startScheduler();
+    const rows = await until(() => states(ids), (r) => r.filter((x) => x.state === "completed").length === 2 && r.filter((x) => x.defer_reason === "rate_limit").length === 2);
+    const deferred = rows.filter((r) => r.state === "scheduled");
+    expect(deferred).toHaveLength(2);
+    for (const r of deferred) {
+      expect(r.defer_reason).toBe("rate_limit");
+      // due when the first unit of the window frees, about a minute on
+      expect(new Date(r.next_fire_at).getTime()).toBeGreaterThan(before + 55_000);
+    }
+  });
+
+  it("defers to the next budget period when the tenant's budget is spent", async () => {
+    await setBudget(db.sql, "budgeted", 3, 3600, new Date());
+    const seq = await insertSequence(db, "budgeted", [step("s", "noop")]);
+    const ids = await insertInstancesOf(db, "budgeted", seq, 5);
+    startScheduler();
+    const rows = await until(() => states(ids), (r) => r.filter((x) => x.state === "completed").length === 3 && r.filter((x) => x.defer_reason === "budget").length === 2);
+    const nextHour = Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000;
+    const deferred = rows.filter((r) => r.state === "scheduled");
+    expect(deferred.map((r) => r.defer_reason)).toEqual(["budget", "budget"]);
+    for (const r of deferred) expect(new Date(r.next_fire_at).getTime()).toBe(nextHour);
+  });
+
+  it("defers outside the send window to its next opening, in the instance's timezone", async () => {
+    const hour = new Date().getUTCHours();
+    const window = { start_hour: (hour + 2) % 24, end_hour: (hour + 3) % 24 };
+    const seq = await insertSequence(db, "sw", [step("send", "noop", null, { send_window: window })]);
+    const [id] = await insertInstancesOf(db, "sw", seq);
+    startScheduler();
+    const [row] = await until(() => states([id!]), (r) => r[0].defer_reason === "send_window");
+    expect(row.state).toBe("scheduled");
+    const opening = new Date(row.next_fire_at);
+    expect(opening.getUTCHours()).toBe(window.start_hour);
+    expect(opening.getUTCMinutes()).toBe(0);
+    expect(opening.getTime()).toBeGreaterThan(Date.now());
+    expect(opening.getTime() - Date.now()).toBeLessThanOrEqual(3 * 3_600_000);
+  });
+
+  it("fails the step once its deadline has passed, across retries", async () => {
+    const retry = { max_attempts: 10, initial_backoff: 300, max_backoff: 300 };
+    const seq = await insertSequence(db, "dl", [step("late", "fail", { retryable: true }, { deadline: 100, retry })]);
+    const [id] = await insertInstancesOf(db, "dl", seq);
+    startScheduler();
+    const failed = await until(() => instance(id!), (i) => i.state === "failed");
+    expect(failed.state).toBe("failed");
+    // one run, then the retry due 300 ms later finds the 100 ms deadline gone
+    expect(failed.cursor.attempt).toBe(1);
+    expect(await outputs(id!)).toEqual([
+      { block_id: "late", output: { __error__: true, retryable: false, message: expect.stringMatching(/deadline/) }, output_ref: "__error__", attempt: 1 },
+    ]);
   });
 });
 

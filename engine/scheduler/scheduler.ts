@@ -12,6 +12,8 @@ import { claimDueInstances, type ClaimedInstance } from "../storage/claim.ts";
 import { loadClaimed, type ClaimedRow } from "../storage/execution.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
 import { reapExpiredLeases, releaseLease, renewLeases } from "../storage/leases.ts";
+import { listBudgetedTenants } from "../storage/budgets.ts";
+import { runPreflight } from "../exec/preflight.ts";
 import { SequenceCache } from "./sequence-cache.ts";
 
 export type SchedulerConfig = Pick<
@@ -38,8 +40,6 @@ interface Running {
   done: Promise<void>;
 }
 
-const proceed = async (): Promise<PreflightOutcome> => ({ kind: "proceed" });
-
 export class Scheduler {
   private readonly running = new Map<string, Running>();
   private readonly perTenant = new Map<string, number>();
@@ -50,6 +50,8 @@ export class Scheduler {
   private loop: Promise<void> | null = null;
   private wakeLoop: (() => void) | null = null;
   private timers: NodeJS.Timeout[] = [];
+  /** Tenants with a budget on this backend, refreshed with the reaper (so within its interval). */
+  private budgeted: Set<string> | null = null;
   /** Totals since start, by how runs ended. */
   readonly ends = new Map<RunEnd | "error", number>();
 
@@ -60,6 +62,7 @@ export class Scheduler {
 
   start(): void {
     const { config } = this.deps;
+    void this.reap();
     this.loop = this.tickLoop();
     this.timers.push(
       setInterval(() => void this.renew(), Math.max(250, Math.floor(config.BULKHEAD_LEASE_MS / 3))),
@@ -178,10 +181,20 @@ export class Scheduler {
       db: backend.pool,
       commit: (progress) => this.progress.commit(progress),
       handlers,
-      preflight: this.deps.preflight ?? proceed,
+      preflight: this.deps.preflight ?? ((input) => this.preflight(input)),
       log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),
       now: this.now,
       interrupt,
+    });
+  }
+
+  /** DESIGN's pre-flight for one step; the breaker slot is filled by the breakers issue. */
+  private async preflight(input: PreflightInput): Promise<PreflightOutcome> {
+    const { cursor } = input;
+    return runPreflight({
+      step: input.step, timezone: input.timezone, tenantId: input.tenantId, instanceId: input.instanceId, db: input.db,
+      now: input.now, reachedAt: new Date(cursor.reachedAt), startedAt: cursor.startedAt ? new Date(cursor.startedAt) : null,
+      budgeted: this.budgeted === null || this.budgeted.has(input.tenantId),
     });
   }
 
@@ -203,6 +216,7 @@ export class Scheduler {
 
   private async reap(): Promise<void> {
     try {
+      this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {

@@ -135,8 +135,8 @@ function formatPath(path: Path): string {
   return path.map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? key : `.${key}`)).join("");
 }
 
-/** Iterative, so the check itself cannot overflow. */
-function isDeeperThan(json: unknown, limit: number): boolean {
+/** True when `json` nests deeper than `limit`. Iterative, so the check itself cannot overflow. */
+export function isDeeperThan(json: unknown, limit: number): boolean {
   const pending: [unknown, number][] = [[json, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [node, depth] = next;

@@ -3,15 +3,26 @@
 // (failing closed) and binds every statement to that tenant.
 import { AppError } from "../errors.ts";
 import type { Backend, StorageBackends } from "./backends.ts";
+import { readBudget, refundBudget, removeBudget, setBudget, tryConsumeBudget } from "./budgets.ts";
+import {
+  createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listInstances,
+  type InstanceFilter, type NewInstance,
+} from "./instance-records.ts";
 import { countInstancesByState } from "./instances.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
+import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
 import { TenantPartitionRouter } from "./router.ts";
-import { insertSequence, listSequences, type NewSequence } from "./sequences.ts";
+import {
+  existingSequenceIds, getSequence, insertSequence, listSequences, sequenceOwner, type NewSequence,
+} from "./sequences.ts";
 
 export { StorageBackends } from "./backends.ts";
 export type { Placement } from "./placements.ts";
-export type { NewSequence, SequenceSummary } from "./sequences.ts";
+export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
+export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } from "./instance-records.ts";
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
+export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
+export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 
 /** One tenant's rows on the backend its placement names. */
 export class TenantStore {
@@ -33,7 +44,82 @@ export class TenantStore {
   listSequences() {
     return listSequences(this.backend.pool, this.tenantId);
   }
+
+  getSequence(id: string) {
+    return getSequence(this.backend.pool, this.tenantId, id);
+  }
+
+  existingSequenceIds(ids: readonly string[]) {
+    return existingSequenceIds(this.backend.pool, this.tenantId, ids);
+  }
+
+  createInstance(instance: NewInstance) {
+    return createInstance(this.backend.pool, this.tenantId, instance);
+  }
+
+  /** All or nothing; returns how many were created (idempotency-key repeats are skipped). */
+  createInstances(instances: readonly NewInstance[]) {
+    return createInstances(this.backend.pool, this.tenantId, instances);
+  }
+
+  getInstance(id: string) {
+    return getInstance(this.backend.pool, this.tenantId, id);
+  }
+
+  listInstances(filter: InstanceFilter) {
+    return listInstances(this.backend.pool, this.tenantId, filter);
+  }
+
+  /** null when the tenant has no such instance. */
+  listBlockOutputs(instanceId: string) {
+    return listBlockOutputs(this.backend.pool, this.tenantId, instanceId);
+  }
+
+  // ---------------------------------------------------------------- limits
+  // Rate limits per key and the tenant's budget: the pre-flight reservations and their settings.
+
+  tryConsumeRateLimit(key: string, now: Date) {
+    return tryConsumeRateLimit(this.backend.pool, this.tenantId, key, now);
+  }
+
+  setRateLimitPolicy(key: string, maxCount: number, windowMs: number) {
+    return setRateLimitPolicy(this.backend.pool, this.tenantId, key, maxCount, windowMs);
+  }
+
+  /** false when the key had no policy. */
+  removeRateLimitPolicy(key: string) {
+    return removeRateLimitPolicy(this.backend.pool, this.tenantId, key);
+  }
+
+  listRateLimitPolicies(now: Date) {
+    return listRateLimitPolicies(this.backend.pool, this.tenantId, now);
+  }
+
+  tryConsumeBudget(now: Date) {
+    return tryConsumeBudget(this.backend.pool, this.tenantId, now);
+  }
+
+  refundBudget(periodStart: Date) {
+    return refundBudget(this.backend.pool, this.tenantId, periodStart);
+  }
+
+  setBudget(stepsPerPeriod: number, periodSecs: number, now: Date) {
+    return setBudget(this.backend.pool, this.tenantId, stepsPerPeriod, periodSecs, now);
+  }
+
+  /** false when the tenant had no budget. */
+  removeBudget() {
+    return removeBudget(this.backend.pool, this.tenantId);
+  }
+
+  /** null when the tenant's budget is unlimited. */
+  readBudget(now: Date) {
+    return readBudget(this.backend.pool, this.tenantId, now);
+  }
+  // ---------------------------------------------------------------- end of limits
 }
+
+const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;
 
 export class Storage {
   readonly router: TenantPartitionRouter;
@@ -53,6 +139,46 @@ export class Storage {
       return Promise.reject(new AppError("invalid_argument", `backend "${backendId.slice(0, 128)}" is not registered`, ["backend_id"]));
     }
     return advanceTenantPlacement(this.backends.primary.pool, tenantId, backendId, epoch);
+  }
+
+  /**
+   * For operator reads by id that name no tenant: the store of the tenant owning `id`, or null.
+   * A row counts only on the backend its tenant is currently placed on (asked of the router), so
+   * a stale copy left on a backend the tenant moved away from is never served.
+   */
+  async locate(kind: keyof typeof OWNER_LOOKUPS, id: string): Promise<TenantStore | null> {
+    for (const backendId of this.backends.ids()) {
+      const backend = this.backends.get(backendId);
+      const tenantId = await OWNER_LOOKUPS[kind](backend.pool, id);
+      if (tenantId === null) continue;
+      const route = await this.router.route(tenantId).catch((error: unknown) => {
+        if (error instanceof AppError) return null; // unplaced, or placed on a backend we do not serve
+        throw error;
+      });
+      if (route?.backend.id === backendId) return new TenantStore(tenantId, route.backend, route.epoch);
+    }
+    return null;
+  }
+
+  /** The ids of registered backends that do not answer within `timeoutMs` (readiness). */
+  async unreachableBackends(timeoutMs: number): Promise<string[]> {
+    const results = await Promise.all(
+      this.backends.ids().map(async (id) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timeout")), timeoutMs);
+        });
+        try {
+          await Promise.race([this.backends.get(id).pool.query("SELECT 1"), timeout]);
+          return null;
+        } catch {
+          return id;
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    return results.filter((id): id is string => id !== null);
   }
 
   listPlacements(): Promise<Placement[]> {

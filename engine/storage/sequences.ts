@@ -1,6 +1,7 @@
 // SQL for `sequences`. Every statement is scoped by tenant_id.
 import type pg from "pg";
 import { AppError } from "../errors.ts";
+import { rejectUnstorableText } from "./instance-records.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
 
@@ -42,7 +43,7 @@ export async function insertSequence(db: Queryable, tenantId: string, sequence: 
     if ((error as { code?: string }).code === "23505") {
       throw new AppError("already_exists", "sequence already exists");
     }
-    throw error;
+    throw rejectUnstorableText(error);
   }
 }
 
@@ -60,4 +61,47 @@ export async function listSequences(db: Queryable, tenantId: string): Promise<Se
     id: row.id, namespace: row.namespace, name: row.name, version: row.version,
     status: row.status, deprecated: row.deprecated, createdAt: row.created_at,
   }));
+}
+
+export interface SequenceRecord extends SequenceSummary {
+  /** The stored definition: the canonical form parseSequence produced (wire-format A.1). */
+  definition: unknown;
+}
+
+export async function getSequence(db: Queryable, tenantId: string, id: string): Promise<SequenceRecord | null> {
+  const { rows } = await db.query<{
+    id: string; namespace: string; name: string; version: number; status: string; deprecated: boolean; created_at: Date; definition: unknown;
+  }>({
+    name: "get_sequence",
+    text: `SELECT id, namespace, name, version, status, deprecated, created_at, definition
+           FROM sequences WHERE tenant_id = $1 AND id = $2`,
+    values: [tenantId, id],
+  });
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id, namespace: row.namespace, name: row.name, version: row.version,
+    status: row.status, deprecated: row.deprecated, createdAt: row.created_at, definition: row.definition,
+  };
+}
+
+/** Which of `ids` are sequences of the tenant (instance creation checks them all at once). */
+export async function existingSequenceIds(db: Queryable, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>({
+    name: "existing_sequence_ids",
+    text: "SELECT id FROM sequences WHERE tenant_id = $1 AND id = ANY($2::uuid[])",
+    values: [tenantId, ids],
+  });
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The tenant of the sequence with this id on this backend, for Storage.locate only. */
+export async function sequenceOwner(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ tenant_id: string }>({
+    name: "sequence_owner",
+    // Ids are unique per tenant only: with the same id in several tenants, the first by tenant id.
+    text: "SELECT tenant_id FROM sequences WHERE id = $1 ORDER BY tenant_id LIMIT 1",
+    values: [id],
+  });
+  return rows[0]?.tenant_id ?? null;
 }

@@ -24,7 +24,10 @@ export const USAGE = `usage: npm run bulkhead -- <command>
   users create <email> --password P [--name N] [--operator]
   members add <tenant> <email> --role admin|member
   api-keys create <tenant> [--name N]
-  api-keys create --operator [--name N]`;
+  api-keys create --operator [--name N]
+  limits rate <tenant> <key> <max_count> <window_ms>     (max_count 0 removes)
+  limits budget <tenant> <steps_per_period> <period_secs> (steps_per_period 0 removes)
+  limits show <tenant>`;
 
 type Command = (args: string[], deps: CliDeps) => Promise<void>;
 
@@ -39,6 +42,15 @@ function parse(args: string[], options: ParseArgsConfig["options"], positionals:
     throw new AppError("invalid_argument", `expected ${positionals.map((p) => `<${p}>`).join(" ") || "no arguments"}`);
   }
   return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
+}
+
+/** A non-negative integer argument. */
+function count(text: string, name: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) {
+    throw new AppError("invalid_argument", `${name} must be a non-negative integer, got "${text.slice(0, 32)}"`);
+  }
+  return value;
 }
 
 const commands: Record<string, Command> = {
@@ -94,6 +106,54 @@ const commands: Record<string, Command> = {
     await recordAudit(prisma, { actor: "cli", tenantId, action: "api_key.create", details: { prefix: key.prefix, operator } });
     print(`created ${operator ? "operator" : `tenant ${tenantId}`} API key ${key.prefix}… (the secret is shown once, below)`);
     print(key.secret);
+  },
+
+  // Limits live on the tenant's backend, reached through the router (unknown tenant: not found).
+  async "limits rate"(args, { prisma, storage, print }) {
+    const { positionals } = parse(args, {}, ["tenant", "key", "max_count", "window_ms"]);
+    const [tenantId, key, maxText, windowText] = positionals as [string, string, string, string];
+    const maxCount = count(maxText, "max_count");
+    const windowMs = count(windowText, "window_ms");
+    const store = await storage.tenant(tenantId);
+    if (maxCount === 0) {
+      if (!(await store.removeRateLimitPolicy(key))) return print(`${tenantId} has no rate limit for key "${key}"`);
+      await recordAudit(prisma, { actor: "cli", tenantId, action: "rate_limit.remove", details: { key } });
+      return print(`removed the rate limit of ${tenantId} for key "${key}"`);
+    }
+    await store.setRateLimitPolicy(key, maxCount, windowMs);
+    await recordAudit(prisma, { actor: "cli", tenantId, action: "rate_limit.set", details: { key, max_count: maxCount, window_ms: windowMs } });
+    print(`rate limit of ${tenantId} for key "${key}": ${maxCount} per ${windowMs} ms`);
+  },
+
+  async "limits budget"(args, { prisma, storage, print }) {
+    const { positionals } = parse(args, {}, ["tenant", "steps_per_period", "period_secs"]);
+    const [tenantId, stepsText, periodText] = positionals as [string, string, string];
+    const steps = count(stepsText, "steps_per_period");
+    const periodSecs = count(periodText, "period_secs");
+    const store = await storage.tenant(tenantId);
+    if (steps === 0) {
+      if (!(await store.removeBudget())) return print(`${tenantId} has no budget`);
+      await recordAudit(prisma, { actor: "cli", tenantId, action: "budget.remove" });
+      return print(`removed the budget of ${tenantId}: unlimited`);
+    }
+    await store.setBudget(steps, periodSecs, new Date());
+    await recordAudit(prisma, { actor: "cli", tenantId, action: "budget.set", details: { steps_per_period: steps, period_secs: periodSecs } });
+    print(`budget of ${tenantId}: ${steps} steps per ${periodSecs} s`);
+  },
+
+  async "limits show"(args, { storage, print }) {
+    const { positionals } = parse(args, {}, ["tenant"]);
+    const store = await storage.tenant(positionals[0]!);
+    const now = new Date();
+    const budget = await store.readBudget(now);
+    print(
+      budget
+        ? `budget\t${budget.stepsPerPeriod} steps per ${budget.periodSecs} s\t${budget.used} used since ${budget.periodStart.toISOString()}`
+        : "budget\tunlimited",
+    );
+    const policies = await store.listRateLimitPolicies(now);
+    if (policies.length === 0) print("rate\t(none)");
+    for (const p of policies) print(`rate\t${p.key}\t${p.maxCount} per ${p.windowMs} ms\t${p.inWindow} in the current window`);
   },
 };
 

@@ -1,6 +1,6 @@
 // Tenants (control plane). A tenant's id is its slug; it gets its storage placement (the default
 // backend at epoch 1) in the same transaction that creates it, so no tenant exists unplaced.
-import { AppError } from "../../engine/errors.ts";
+import { AppError, isAppError } from "../../engine/errors.ts";
 import type { Prisma } from "../db/prisma.ts";
 
 export const TENANT_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
@@ -39,6 +39,24 @@ export async function createTenant(
     // Lost a race with another creator of the same slug.
     if ((error as { code?: string }).code === "P2002") throw new AppError("already_exists", `tenant "${id}" already exists`, ["slug"]);
     throw error;
+  }
+}
+
+/**
+ * Creates the tenant, or returns the existing one with that id as it is (name unchanged), so
+ * platform automation can retry a create safely.
+ */
+export async function ensureTenant(
+  prisma: Prisma,
+  input: { slug: string; name?: string; backendId: string },
+): Promise<{ tenant: TenantSummary; created: boolean }> {
+  try {
+    return { tenant: await createTenant(prisma, input), created: true };
+  } catch (error) {
+    if (!isAppError(error, "already_exists")) throw error;
+    const tenant = await prisma.tenant.findUnique({ where: { id: input.slug }, select: { id: true, name: true, createdAt: true } });
+    if (!tenant) throw error;
+    return { tenant, created: false };
   }
 }
 

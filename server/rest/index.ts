@@ -1,0 +1,109 @@
+// The REST v1 dispatcher: one request in, one response out, in the order a request meets it:
+// route → API key (401) → path parameters (400) → body (415/413/400/422) → acting tenant (404)
+// → handler. Every error, whatever its origin, is answered once, by errorResponse.
+import { isAppError, notFound } from "../../engine/errors.ts";
+import { createLogger, type Logger } from "../../engine/logger.ts";
+import type { TenantStore } from "../../engine/storage/index.ts";
+import type { Services } from "../services.ts";
+import { actingTenant, authenticate, namedTenants, type Principal } from "./auth.ts";
+import { readJson } from "./body.ts";
+import { errorResponse, Rejection } from "./http.ts";
+import { routeNotFound, type Route } from "./route.ts";
+import { ROUTES } from "./routes.ts";
+
+export const API_PREFIX = "/api/v1";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const loggers = new WeakMap<Services, Logger>();
+function loggerFor(services: Services): Logger {
+  let log = loggers.get(services);
+  if (!log) loggers.set(services, (log = createLogger("rest", services.config.BULKHEAD_LOG_LEVEL)));
+  return log;
+}
+
+/**
+ * The route serving `method` and `pathname`, with its raw (still encoded) path parameters. Where
+ * several match, the one with the fewest parameters wins: a literal segment beats a parameter.
+ */
+export function matchRoute(method: string, pathname: string): { route: Route; params: Record<string, string> } | null {
+  if (!pathname.startsWith(`${API_PREFIX}/`)) return null;
+  const segments = pathname.slice(API_PREFIX.length).split("/");
+  let best: { route: Route; params: Record<string, string> } | null = null;
+  for (const route of ROUTES) {
+    const pattern = route.path.split("/");
+    if (route.method !== method || pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const matches = pattern.every((part, index) => {
+      const segment = segments[index]!;
+      if (!(part.startsWith("{") && part.endsWith("}"))) return part === segment;
+      params[part.slice(1, -1)] = segment;
+      return segment !== "";
+    });
+    if (matches && (!best || Object.keys(params).length < Object.keys(best.params).length)) best = { route, params };
+  }
+  return best;
+}
+
+/** Decodes the path parameters; `id` must be a UUID, lower-cased as PostgreSQL prints it. */
+function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(value);
+    } catch {
+      throw new Rejection(400, `Invalid URL: cannot decode \`${name}\``);
+    }
+    if (name === "id") {
+      if (!UUID.test(decoded)) throw new Rejection(400, "Invalid URL: `id` is not a UUID");
+      decoded = decoded.toLowerCase();
+    }
+    params[name] = decoded;
+  }
+  return params;
+}
+
+/**
+ * The store of the tenant the request acts for (null: an operator key that named none). A named
+ * tenant the key may not act for, one that does not exist, and one without storage all get the
+ * route's own 404, the answer a missing object gets.
+ */
+async function tenantStore(services: Services, principal: Principal, names: string[], noun: string): Promise<TenantStore | null> {
+  const tenantId = actingTenant(principal, names);
+  if (tenantId === undefined) throw notFound(noun);
+  if (tenantId === null) return null;
+  try {
+    return await services.storage.tenant(tenantId);
+  } catch (error) {
+    throw isAppError(error, "not_found") ? notFound(noun) : error;
+  }
+}
+
+export async function handleRest(request: Request, services: Services): Promise<Response> {
+  const url = new URL(request.url);
+  const log = loggerFor(services).child({ method: request.method, path: url.pathname });
+  try {
+    // HEAD is a GET whose body the server drops.
+    const matched = matchRoute(request.method === "HEAD" ? "GET" : request.method, url.pathname);
+    if (!matched) throw routeNotFound();
+    const { route } = matched;
+    const base = { request, url, services, log };
+    if (route.access === "public") {
+      return await route.handle({ ...base, params: decodeParams(matched.params), body: undefined, principal: null, store: null });
+    }
+
+    const principal = await authenticate(services.prisma, request);
+    // Tenant keys are told an operator route does not exist, like tRPC's operatorProcedure.
+    if (route.access === "operator" && principal.tenantId !== null) throw routeNotFound();
+    const params = decodeParams(matched.params);
+    const body = route.body ? route.body.parse(await readJson(request)) : undefined;
+    const store =
+      route.access === "tenant"
+        ? await tenantStore(services, principal, namedTenants(request, url, params.tenant_id, route.body?.tenants(body) ?? []), route.notFound)
+        : null;
+    return await route.handle({ ...base, params, body, principal, store });
+  } catch (error) {
+    return errorResponse(error, log);
+  }
+}

@@ -1,0 +1,74 @@
+// What a REST route is, and what its handler is given. Routes are plain data (see routes.ts) so
+// tests can enumerate them, e.g. every route that takes an id.
+import { AppError, notFound } from "../../engine/errors.ts";
+import type { Logger } from "../../engine/logger.ts";
+import type { TenantStore } from "../../engine/storage/index.ts";
+import type { Services } from "../services.ts";
+import type { Principal } from "./auth.ts";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * public: no key (health). tenant: a tenant key, or an operator key acting for a tenant it names.
+ * operator: operator keys only; a tenant key is told the route does not exist.
+ */
+export type Access = "public" | "tenant" | "operator";
+
+export interface BodySpec<B> {
+  /** The extractor: JSON in, typed body out; a misfit is a plain-text 422 (a Rejection). */
+  parse(json: unknown): B;
+  /** The `tenant_id`s the body names; each must be the acting tenant. */
+  tenants(body: B): readonly unknown[];
+}
+
+export interface RestContext<B = unknown> {
+  request: Request;
+  url: URL;
+  /** Decoded path parameters; `id` is a lower-case UUID. */
+  params: Readonly<Record<string, string>>;
+  body: B;
+  services: Services;
+  /** null on public routes. */
+  principal: Principal | null;
+  /** The acting tenant's store; null on public and operator routes and for an operator key that named no tenant. */
+  store: TenantStore | null;
+  log: Logger;
+}
+
+export interface Route<B = unknown> {
+  method: Method;
+  /** Relative to /api/v1. `{id}` segments must be UUIDs (400 otherwise); other `{name}` segments are free text. */
+  path: string;
+  access: Access;
+  /**
+   * What this route's 404 is about ("instance" → `not found: instance not found`). A request that
+   * names a tenant it may not act for gets this same 404, so "not yours" reads exactly like "missing".
+   */
+  notFound: string;
+  body?: BodySpec<B>;
+  handle(context: RestContext<B>): Promise<Response>;
+}
+
+/** Infers a route's body type from its extractor and lets routes of any body share one table. */
+export function defineRoute<B = undefined>(route: Route<B>): Route<unknown> {
+  return route as Route<unknown>;
+}
+
+/** The answer for a path no route serves, and for an operator route asked with a tenant key. */
+export const routeNotFound = () => notFound("route");
+
+/** The acting tenant's store, for routes that cannot work without one. */
+export function requireStore(context: RestContext<unknown>): TenantStore {
+  if (context.store) return context.store;
+  throw new AppError("invalid_argument", "an operator key must name the tenant (X-Tenant-Id header or tenant_id)");
+}
+
+/**
+ * The store to read object `id` from: the acting tenant's, or, for an operator key that named
+ * no tenant, the owner's as found on the backends and confirmed by the partition router.
+ */
+export async function storeOwning(context: RestContext<unknown>, kind: "instance" | "sequence", id: string): Promise<TenantStore> {
+  const store = context.store ?? (await context.services.storage.locate(kind, id));
+  if (!store) throw notFound(kind);
+  return store;
+}

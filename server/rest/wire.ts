@@ -1,0 +1,69 @@
+// Storage records as the wire shapes of wire-format E: snake_case, RFC 3339 UTC timestamps,
+// PascalCase priority, optional fields omitted when unset.
+import type { BlockOutputRecord, InstanceRecord, SequenceRecord } from "../../engine/storage/index.ts";
+import { contextForWire } from "./context.ts";
+
+/** Indexed by the stored smallint (the claim index orders by it). */
+export const PRIORITIES = ["Low", "Normal", "High", "Critical"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/** `{key: value}` when value is set, else nothing: for spreading optional fields. */
+const ifSet = <K extends string, V>(key: K, value: V | null | undefined) =>
+  (value === null || value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
+
+export function wireInstance(instance: InstanceRecord) {
+  return {
+    id: instance.id,
+    sequence_id: instance.sequenceId,
+    tenant_id: instance.tenantId,
+    namespace: instance.namespace,
+    state: instance.state,
+    next_fire_at: iso(instance.nextFireAt),
+    priority: PRIORITIES[instance.priority] ?? "Normal",
+    timezone: instance.timezone,
+    metadata: instance.metadata ?? null,
+    context: contextForWire(instance.context),
+    created_at: iso(instance.createdAt),
+    updated_at: iso(instance.updatedAt),
+    ...ifSet("concurrency_key", instance.concurrencyKey),
+    ...ifSet("max_concurrency", instance.maxConcurrency),
+    ...ifSet("idempotency_key", instance.idempotencyKey),
+    ...ifSet("session_id", instance.sessionId),
+    ...ifSet("parent_instance_id", instance.parentInstanceId),
+    ...ifSet("budget", instance.budget),
+  };
+}
+
+export function wireBlockOutput(output: BlockOutputRecord) {
+  return {
+    id: output.id,
+    instance_id: output.instanceId,
+    block_id: output.blockId,
+    output: output.output,
+    output_ref: output.outputRef,
+    output_size: output.outputSize,
+    attempt: output.attempt,
+    created_at: iso(output.createdAt),
+  };
+}
+
+/**
+ * The stored definition (A.1, canonical form) with the row's own columns laid over it, so the
+ * answer is right even for a definition stored before it was normalised (e.g. seeded demo data).
+ */
+export function wireSequence(tenantId: string, sequence: SequenceRecord) {
+  const definition = typeof sequence.definition === "object" && sequence.definition !== null ? sequence.definition : {};
+  return {
+    ...definition,
+    id: sequence.id,
+    tenant_id: tenantId,
+    namespace: sequence.namespace,
+    name: sequence.name,
+    version: sequence.version,
+    deprecated: sequence.deprecated,
+    status: sequence.status,
+    created_at: iso(sequence.createdAt),
+  };
+}
