@@ -1,4 +1,5 @@
-// Throughput: N one-step `noop` instances across T tenants, from creation to all `completed`,
+// Throughput: N one-step `noop` instances across T tenants, created through the storage layer,
+// timed from the start of the scheduler to all `completed`,
 // beside graphile-worker working N no-op jobs, same PostgreSQL, same process, same concurrency.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
@@ -9,6 +10,8 @@ import { createBuiltInHandlers } from "../engine/handlers/registry.ts";
 import { createLogger } from "../engine/logger.ts";
 import { Scheduler } from "../engine/scheduler/scheduler.ts";
 import { StorageBackends, Storage } from "../engine/storage/index.ts";
+import { createTenant } from "../server/control/tenants.ts";
+import { createPrisma } from "../server/db/prisma.ts";
 import { benchCluster, freshBenchDatabase, median, waitUntil } from "./cluster.ts";
 
 const N = Number(process.env.BENCH_N ?? 5000);
@@ -34,17 +37,21 @@ async function bulkhead(url: string, n: number): Promise<{ perSecond: number; cl
   };
 
   const sql = new pg.Pool({ connectionString: url, max: 2 });
+  // Tenants, sequences and instances are created the way the REST API creates them.
+  const prisma = createPrisma(url);
   for (let t = 0; t < T; t++) {
-    const id = randomUUID();
-    const tenantId = `bench-${t}`;
-    const definition = { id, tenant_id: tenantId, namespace: "default", name: "one-noop", version: 1, created_at: new Date().toISOString(), blocks: [{ type: "step", id: "noop", handler: "noop" }] };
-    await sql.query("INSERT INTO sequences (id, tenant_id, namespace, name, version, definition, created_at) VALUES ($1, $2, 'default', 'one-noop', 1, $3, now())", [id, tenantId, JSON.stringify(definition)]);
-    await sql.query(
-      `INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, context, next_fire_at)
-       SELECT gen_random_uuid(), $1, 'default', $2, 'scheduled', '{"data": null, "config": null}', now() FROM generate_series(1, $3)`,
-      [tenantId, id, Math.ceil(n / T)],
-    );
+    const tenant = await createTenant(prisma, { slug: `bench-${t}`, backendId: config.BULKHEAD_DEFAULT_BACKEND });
+    const store = await storage.tenant(tenant.id);
+    const sequenceId = randomUUID();
+    const definition = { id: sequenceId, tenant_id: tenant.id, namespace: "default", name: "one-noop", version: 1, created_at: new Date().toISOString(), blocks: [{ type: "step", id: "noop", handler: "noop" }] };
+    await store.insertSequence({ id: sequenceId, namespace: "default", name: "one-noop", version: 1, definition, createdAt: new Date() });
+    const instance = {
+      namespace: "default", sequenceId, priority: 1, context: { data: null, config: null }, nextFireAt: null, timezone: "UTC",
+      metadata: null, idempotencyKey: null, concurrencyKey: null, maxConcurrency: null, budget: null, dryRun: false,
+    };
+    for (let left = Math.ceil(n / T); left > 0; left -= 1000) await store.createInstances(Array(Math.min(1000, left)).fill(instance));
   }
+  await prisma.$disconnect();
   const total = Math.ceil(n / T) * T;
   const started = performance.now();
   const scheduler = new Scheduler({

@@ -162,6 +162,34 @@ describe("the scheduler", () => {
   });
 });
 
+describe("shutdown", () => {
+  it("lets in-flight steps finish within the grace", async () => {
+    const seq = await insertSequence(db, "grace", [step("s", "sleep", { duration_ms: 300 })]);
+    const ids = await insertInstancesOf(db, "grace", seq, 3);
+    const running = startScheduler({ BULKHEAD_SHUTDOWN_GRACE_MS: 5_000 });
+    await until(async () => running.inFlight, (n) => n === 3);
+    await running.stop();
+    scheduler = null;
+    const { rows } = await db.sql.query("SELECT state FROM task_instances WHERE id = ANY($1)", [ids]);
+    expect(rows.map((r) => r.state)).toEqual(["completed", "completed", "completed"]);
+  });
+
+  it("releases what is still running when the grace ends, recording no failure", async () => {
+    const seq = await insertSequence(db, "cut", [step("s", "sleep", { duration_ms: 10_000 })]);
+    const ids = await insertInstancesOf(db, "cut", seq, 3);
+    const running = startScheduler({ BULKHEAD_SHUTDOWN_GRACE_MS: 100 });
+    await until(async () => running.inFlight, (n) => n === 3);
+    const started = Date.now();
+    await running.stop();
+    scheduler = null;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const { rows } = await db.sql.query("SELECT state, lease_owner, next_fire_at <= now() AS due FROM task_instances WHERE id = ANY($1)", [ids]);
+    expect(rows).toEqual(Array(3).fill({ state: "scheduled", lease_owner: null, due: true }));
+    const { rows: written } = await db.sql.query("SELECT count(*)::int AS n FROM block_outputs WHERE instance_id = ANY($1)", [ids]);
+    expect(written[0].n).toBe(0);
+  });
+});
+
 describe("pre-flight, asserted on the instance", () => {
   const states = async (ids: string[]) => {
     const { rows } = await db.sql.query("SELECT id, state, next_fire_at, defer_reason FROM task_instances WHERE id = ANY($1)", [ids]);
