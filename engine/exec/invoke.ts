@@ -3,7 +3,7 @@
 import type { Handler, HandlerInput, HandlerOutcome } from "../handlers/types.ts";
 
 /** Why a call was cut short by the engine rather than ended by the handler. */
-export type Interruption = "lease_lost" | "shutdown";
+export type Interruption = "lease_lost" | "shutdown" | "cancelled" | "paused";
 
 export type InvokeResult = HandlerOutcome | { kind: "interrupted"; why: Interruption };
 

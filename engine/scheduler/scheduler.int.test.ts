@@ -81,14 +81,14 @@ describe("the scheduler", () => {
     const [id] = await insertInstancesOf(db, "acme", seq);
     startScheduler();
 
-    const first = await until(() => instance(id!), (i) => i.state === "scheduled" && i.cursor?.attempt === 1);
+    const first = await until(() => instance(id!), (i) => i.state === "scheduled" && i.cursor?.nodes?.flaky?.attempt === 1);
     expect(first.defer_reason).toBe("retry");
     // attempt 0 failed: the next run is due initial_backoff (200 ms) later
     const wait = new Date(first.next_fire_at).getTime() - Date.now();
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(200);
 
-    const second = await until(() => instance(id!), (i) => i.cursor?.attempt === 2);
+    const second = await until(() => instance(id!), (i) => i.cursor?.nodes?.flaky?.attempt === 2);
     expect(second.state).toBe("scheduled");
     const final = await until(() => instance(id!), (i) => i.state === "failed");
     expect(final.state).toBe("failed");
@@ -103,7 +103,7 @@ describe("the scheduler", () => {
     const [a] = await insertInstancesOf(db, "acme", permanent);
     const [b] = await insertInstancesOf(db, "acme", noPolicy);
     startScheduler();
-    expect((await until(() => instance(a!), (i) => i.state === "failed")).cursor.attempt).toBe(0);
+    expect((await until(() => instance(a!), (i) => i.state === "failed")).cursor.nodes.x.attempt).toBe(0);
     expect((await until(() => instance(b!), (i) => i.state === "failed")).state).toBe("failed");
   });
 
@@ -113,7 +113,7 @@ describe("the scheduler", () => {
     const [id] = await insertInstancesOf(db, "acme", seq);
     startScheduler();
     const final = await until(() => instance(id!), (i) => i.state === "failed");
-    expect(final.cursor.attempt).toBe(1);
+    expect(final.cursor.nodes.slow.attempt).toBe(1);
     expect(await outputs(id!)).toEqual([
       { block_id: "slow", output: { __error__: true, retryable: true, message: "step timed out after 100 ms" }, output_ref: "__error__", attempt: 1 },
     ]);
@@ -247,7 +247,7 @@ describe("pre-flight, asserted on the instance", () => {
     const failed = await until(() => instance(id!), (i) => i.state === "failed");
     expect(failed.state).toBe("failed");
     // one run, then the retry due 300 ms later finds the 100 ms deadline gone
-    expect(failed.cursor.attempt).toBe(1);
+    expect(failed.cursor.nodes.late.attempt).toBe(1);
     expect(await outputs(id!)).toEqual([
       { block_id: "late", output: { __error__: true, retryable: false, message: expect.stringMatching(/deadline/) }, output_ref: "__error__", attempt: 1 },
     ]);

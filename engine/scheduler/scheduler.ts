@@ -3,8 +3,9 @@
 // on stop finishes or releases what it runs. Any number of schedulers (processes) may run
 // against the same backend: correctness rests on the claim statement and the lease epochs.
 import type { EngineConfig } from "../config.ts";
-import { runInstance, type PreflightInput, type PreflightOutcome, type RunEnd } from "../exec/run-instance.ts";
-import { readCursor } from "../exec/cursor.ts";
+import { runTree, type PreflightInput, type PreflightOutcome, type RunEnd, type Signal } from "../exec/tree/run.ts";
+import { cancelWorkerTasks, findTaskResult, reapWorkerTasks } from "../storage/worker-tasks.ts";
+import { takePendingSignals, type PendingSignal } from "../storage/signals.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Backend } from "../storage/backends.ts";
@@ -172,16 +173,28 @@ export class Scheduler {
     if (!row || !sequence) {
       const committed = await this.progress.commit({
         instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed",
-        cursor: row ? readCursor(row.cursor, this.now()) : null,
+        cursor: row?.cursor ?? null,
       });
       log.warn({ tenant_id: claim.tenantId, instance_id: claim.id }, "instance failed: its sequence is missing or invalid");
       return committed ? "failed" : "lease_lost";
     }
-    return runInstance(claim, row, sequence, {
-      db: backend.pool,
+    const db = backend.pool;
+    return runTree(claim, row, sequence, {
+      db,
       commit: (progress) => this.progress.commit(progress),
       handlers,
       preflight: this.deps.preflight ?? ((input) => this.preflight(input)),
+      workerResult: async (taskId) => {
+        const task = await findTaskResult(db, claim.tenantId, taskId);
+        if (!task) return null;
+        if (task.state === "completed") return { state: "completed", output: task.output };
+        if (task.state === "failed") return { state: "failed", message: task.errorMessage ?? "worker task failed", retryable: task.errorRetryable ?? false };
+        return { state: task.state };
+      },
+      abandonWorkerTasks: async (blockIds) => {
+        await cancelWorkerTasks(db, claim.tenantId, claim.id, blockIds);
+      },
+      takeSignals: async () => (await takePendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch)).map(toSignal),
       log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),
       now: this.now,
       interrupt,
@@ -190,10 +203,9 @@ export class Scheduler {
 
   /** DESIGN's pre-flight for one step; the breaker slot is filled by the breakers issue. */
   private async preflight(input: PreflightInput): Promise<PreflightOutcome> {
-    const { cursor } = input;
     return runPreflight({
       step: input.step, timezone: input.timezone, tenantId: input.tenantId, instanceId: input.instanceId, db: input.db,
-      now: input.now, reachedAt: new Date(cursor.reachedAt), startedAt: cursor.startedAt ? new Date(cursor.startedAt) : null,
+      now: input.now, reachedAt: input.reachedAt, startedAt: input.startedAt,
       budgeted: this.budgeted === null || this.budgeted.has(input.tenantId),
     });
   }
@@ -217,10 +229,17 @@ export class Scheduler {
   private async reap(): Promise<void> {
     try {
       this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
+      await reapWorkerTasks(this.deps.backend.pool, this.now());
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {
       this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "reaper failed");
     }
   }
+}
+
+function toSignal(signal: PendingSignal): Signal {
+  return typeof signal.type === "string"
+    ? { type: signal.type, payload: signal.payload }
+    : { type: "custom", name: signal.type.custom, payload: signal.payload };
 }

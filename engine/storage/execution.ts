@@ -3,6 +3,7 @@
 // a process that lost its lease can never overwrite newer state. Each write is one statement:
 // atomic without a transaction, one round trip.
 import type pg from "pg";
+import { uuidv7 } from "./ids.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
 
@@ -15,17 +16,20 @@ export interface ClaimedRow {
   timezone: string;
   /** The stored sequence definition (JSON), or null when the sequence is gone. */
   definition: unknown;
+  /** Undelivered signals wait for it: the run takes them before anything else. */
+  hasSignals: boolean;
 }
 
 /** The claimed instances with their sequence definitions, in one query per claim batch. */
 export async function loadClaimed(db: Queryable, ids: string[]): Promise<ClaimedRow[]> {
   const { rows } = await db.query<{
-    id: string; tenant_id: string; sequence_id: string; context: unknown; cursor: unknown; timezone: string; definition: unknown;
+    id: string; tenant_id: string; sequence_id: string; context: unknown; cursor: unknown; timezone: string; definition: unknown; has_signals: boolean;
   }>({
     name: "load_claimed",
     // The sequence must belong to the instance's own tenant: a forged sequence_id can never
     // pull another tenant's definition into this instance.
-    text: `SELECT i.id, i.tenant_id, i.sequence_id, i.context, i.cursor, i.timezone, s.definition
+    text: `SELECT i.id, i.tenant_id, i.sequence_id, i.context, i.cursor, i.timezone, s.definition,
+                  EXISTS (SELECT 1 FROM signals g WHERE g.instance_id = i.id AND NOT g.delivered) AS has_signals
              FROM task_instances i
              LEFT JOIN sequences s ON s.id = i.sequence_id AND s.tenant_id = i.tenant_id
             WHERE i.id = ANY($1::uuid[])`,
@@ -33,7 +37,7 @@ export async function loadClaimed(db: Queryable, ids: string[]): Promise<Claimed
   });
   return rows.map((r) => ({
     id: r.id, tenantId: r.tenant_id, sequenceId: r.sequence_id, context: r.context,
-    cursor: r.cursor, timezone: r.timezone, definition: r.definition,
+    cursor: r.cursor, timezone: r.timezone, definition: r.definition, hasSignals: r.has_signals,
   }));
 }
 
@@ -45,7 +49,7 @@ export interface OutputRow {
   attempt: number;
 }
 
-export type InstanceState = "scheduled" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+export type InstanceState = "scheduled" | "running" | "waiting" | "paused" | "completed" | "failed" | "cancelled";
 
 export interface Progress {
   instanceId: string;
@@ -57,6 +61,17 @@ export interface Progress {
   nextFireAt?: Date | null;
   deferReason?: string | null;
   outputs?: OutputRow[];
+  /**
+   * Top-level keys of context.data to set (`set`) or remove (`unset`). Only these keys are written,
+   * so an edit made meanwhile through the API to other keys is kept.
+   */
+  dataPatch?: { set: Record<string, unknown>; unset: string[] };
+  /**
+   * With state `waiting`: the worker tasks it waits for. If one finished while the run was
+   * still going (its worker found the instance running, so nothing woke it), the instance is
+   * scheduled, due now, instead of parked.
+   */
+  waitingOn?: string[];
 }
 
 /**
@@ -70,11 +85,25 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
   const { rows } = await db.query<{ id: string }>({
     name: "commit_progress",
     text: `WITH input AS (
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
-               AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason)
+             SELECT x.id, x.tenant_id, x.lease_epoch, x.cursor, x.defer_reason, x.data_patch,
+                    CASE WHEN x.state = 'waiting' AND EXISTS (
+                           SELECT 1 FROM worker_tasks w
+                            WHERE w.tenant_id = x.tenant_id AND w.instance_id = x.id
+                              AND w.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
+                              AND w.state IN ('completed', 'failed'))
+                         THEN 'scheduled' ELSE x.state END AS state,
+                    CASE WHEN x.state = 'waiting' THEN now() ELSE x.next_fire_at END AS next_fire_at
+               FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
+                 AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on)
            ), updated AS (
              UPDATE task_instances t
                 SET state = x.state, cursor = x.cursor, next_fire_at = x.next_fire_at, defer_reason = x.defer_reason,
+                    context = CASE WHEN x.data_patch IS NULL THEN t.context ELSE jsonb_set(
+                      t.context, '{data}',
+                      (CASE WHEN jsonb_typeof(t.context -> 'data') = 'object' THEN t.context -> 'data' ELSE '{}'::jsonb END
+                        || (x.data_patch -> 'set'))
+                        - ARRAY(SELECT jsonb_array_elements_text(x.data_patch -> 'unset')),
+                      true) END,
                     updated_at = now(),
                     -- only a running instance keeps its lease
                     lease_owner = CASE WHEN x.state = 'running' THEN t.lease_owner END,
@@ -85,9 +114,9 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
               RETURNING t.id, t.tenant_id
            ), inserted AS (
              INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, output_ref, output_size, attempt)
-             SELECT gen_random_uuid(), u.tenant_id, u.id, o.block_id, o.output, o.output_ref, octet_length(o.output::text), o.attempt
-               FROM unnest($8::uuid[], $9::text[], $10::jsonb[], $11::text[], $12::int[])
-                      AS o(instance_id, block_id, output, output_ref, attempt)
+             SELECT o.id, u.tenant_id, u.id, o.block_id, o.output, o.output_ref, octet_length(o.output::text), o.attempt
+               FROM unnest($8::uuid[], $9::text[], $10::jsonb[], $11::text[], $12::int[], $14::uuid[])
+                      AS o(instance_id, block_id, output, output_ref, attempt, id)
                JOIN updated u ON u.id = o.instance_id
              RETURNING 1
            )
@@ -97,6 +126,10 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
       batch.map((p) => JSON.stringify(p.cursor ?? null)), batch.map((p) => p.nextFireAt ?? null), batch.map((p) => p.deferReason ?? null),
       outputs.map((o) => o.instanceId), outputs.map((o) => o.blockId), outputs.map((o) => JSON.stringify(o.output ?? null)),
       outputs.map((o) => o.outputRef ?? null), outputs.map((o) => o.attempt),
+      batch.map((p) => (p.dataPatch ? JSON.stringify(p.dataPatch) : null)),
+      // minted in order, so the rows of one commit read back in the order they were produced
+      outputs.map(() => uuidv7()),
+      batch.map((p) => JSON.stringify(p.waitingOn ?? [])),
     ],
   });
   return new Set(rows.map((r) => r.id));
@@ -105,6 +138,18 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
 /** One instance's progress; false (and nothing written) when its lease was lost. */
 export async function commitProgress(db: Queryable, progress: Progress): Promise<boolean> {
   return (await commitProgressBatch(db, [progress])).has(progress.instanceId);
+}
+
+/** The latest output of each block of an instance (the scope of templates and conditions). */
+export async function loadLatestOutputs(db: Queryable, tenantId: string, instanceId: string): Promise<Record<string, unknown>> {
+  const { rows } = await db.query<{ block_id: string; output: unknown }>({
+    name: "load_latest_outputs",
+    text: `SELECT DISTINCT ON (block_id) block_id, output FROM block_outputs
+            WHERE tenant_id = $1 AND instance_id = $2 AND (output_ref IS NULL OR output_ref NOT IN ('__in_progress__', '__retry__'))
+            ORDER BY block_id, created_at DESC, id DESC`,
+    values: [tenantId, instanceId],
+  });
+  return Object.fromEntries(rows.map((r) => [r.block_id, r.output]));
 }
 
 export interface NewWorkerTask {
@@ -146,4 +191,23 @@ export async function createWorkerTaskAndWait(db: Queryable, t: NewWorkerTask): 
     ],
   });
   return rows[0]!.n === 1;
+}
+
+/**
+ * Creates a step's worker task while the instance keeps running (other branches may still run).
+ * Returns the task's id, which the step's node keeps, or null when the lease was lost.
+ */
+export async function insertWorkerTask(db: Queryable, t: Omit<NewWorkerTask, "cursor">): Promise<string | null> {
+  const id = uuidv7();
+  const { rowCount } = await db.query({
+    name: "insert_worker_task",
+    text: `INSERT INTO worker_tasks (id, tenant_id, instance_id, block_id, handler_name, queue_name, params, context, attempt, timeout_ms)
+           SELECT $11, tenant_id, id, $4, $5, $6, $7, $8, $9, $10 FROM task_instances
+            WHERE id = $1 AND tenant_id = $2 AND lease_epoch = $3 AND state = 'running'`,
+    values: [
+      t.instanceId, t.tenantId, t.leaseEpoch, t.blockId, t.handlerName, t.queueName,
+      JSON.stringify(t.params ?? null), JSON.stringify(t.context ?? null), t.attempt, t.timeoutMs, id,
+    ],
+  });
+  return rowCount === 1 ? id : null;
 }

@@ -8,13 +8,19 @@ import {
   createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listInstances,
   type InstanceFilter, type NewInstance,
 } from "./instance-records.ts";
-import { countInstancesByState } from "./instances.ts";
+import { patchInstanceState, replaceInstanceContext, retryInstance } from "./instance-state.ts";
+import { countInstancesByState, type InstanceState } from "./instances.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
 import { TenantPartitionRouter } from "./router.ts";
+import { enqueueSignalIfActive, takePendingSignals, type NewSignal } from "./signals.ts";
 import {
   existingSequenceIds, getSequence, insertSequence, listSequences, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
+import {
+  completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks, pollWorkerTasks,
+  workerTaskStats, type PollRequest, type WorkerLease, type WorkerTaskFilter,
+} from "./worker-tasks.ts";
 
 export { StorageBackends } from "./backends.ts";
 export type { Placement } from "./placements.ts";
@@ -23,6 +29,12 @@ export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } f
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
 export type { BudgetReservation, TenantBudget } from "./budgets.ts";
+export {
+  WORKER_TASK_STATES, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
+  type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
+} from "./worker-tasks.ts";
+export { decodeSignalType, type NewSignal, type PendingSignal, type SignalType } from "./signals.ts";
+export { canTransition, TRANSITIONS } from "./instance-state.ts";
 
 /** One tenant's rows on the backend its placement names. */
 export class TenantStore {
@@ -117,6 +129,71 @@ export class TenantStore {
     return readBudget(this.backend.pool, this.tenantId, now);
   }
   // ---------------------------------------------------------------- end of limits
+
+  // ---------------------------------------------------------------- signals and instance state
+  // The signal queue (wire-format G) and the state changes the API makes (F.2, E.10-E.12, E.14).
+
+  /** Queues a signal and wakes the instance; not found for a missing instance, 400 for a terminal one. */
+  enqueueSignalIfActive(instanceId: string, signal: NewSignal) {
+    return enqueueSignalIfActive(this.backend.pool, this.tenantId, instanceId, signal);
+  }
+
+  /** The undelivered signals, oldest first, each consumed once; with `leaseEpoch`, only under that lease. */
+  takePendingSignals(instanceId: string, leaseEpoch?: number) {
+    return takePendingSignals(this.backend.pool, this.tenantId, instanceId, leaseEpoch);
+  }
+
+  /** An F.2 transition (400 otherwise); leaving `running` fences out the lease holder. */
+  patchInstanceState(instanceId: string, to: InstanceState, nextFireAt?: Date | null) {
+    return patchInstanceState(this.backend.pool, this.tenantId, instanceId, to, nextFireAt);
+  }
+
+  /** Replaces the whole context (defaults already filled in by the caller). */
+  replaceInstanceContext(instanceId: string, context: unknown) {
+    return replaceInstanceContext(this.backend.pool, this.tenantId, instanceId, context);
+  }
+
+  /** `failed` → `scheduled`, due now (400 from any other state). */
+  retryInstance(instanceId: string) {
+    return retryInstance(this.backend.pool, this.tenantId, instanceId);
+  }
+  // ---------------------------------------------------------------- end of signals and instance state
+
+  // ---------------------------------------------------------------- worker tasks
+  // External workers (wire-format H): claim, report under a fenced lease, and read. The engine's
+  // side (findTaskResult, cancelWorkerTasks, reapWorkerTasks) takes its pool directly.
+
+  /** Claims up to `poll.limit` pending tasks for the handler (and queue), oldest first. */
+  pollWorkerTasks(poll: PollRequest) {
+    return pollWorkerTasks(this.backend.pool, this.tenantId, poll);
+  }
+
+  /** "stale" when the task is not claimed under this lease; the refusal is recorded. */
+  completeWorkerTask(taskId: string, lease: WorkerLease, output: unknown) {
+    return completeWorkerTask(this.backend.pool, this.tenantId, taskId, lease, output);
+  }
+
+  failWorkerTask(taskId: string, lease: WorkerLease, failure: { message: string; retryable: boolean }) {
+    return failWorkerTask(this.backend.pool, this.tenantId, taskId, lease, failure);
+  }
+
+  heartbeatWorkerTask(taskId: string, lease: WorkerLease, checkpoint: { value: unknown; seq: number } | null) {
+    return heartbeatWorkerTask(this.backend.pool, this.tenantId, taskId, lease, checkpoint);
+  }
+
+  listWorkerTasks(filter: WorkerTaskFilter) {
+    return listWorkerTasks(this.backend.pool, this.tenantId, filter);
+  }
+
+  workerTaskStats() {
+    return workerTaskStats(this.backend.pool, this.tenantId);
+  }
+
+  /** null when the tenant has no such task (and never had one that was cancelled). */
+  listWorkerTaskAttempts(taskId: string) {
+    return listWorkerTaskAttempts(this.backend.pool, this.tenantId, taskId);
+  }
+  // ---------------------------------------------------------------- end of worker tasks
 }
 
 const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;

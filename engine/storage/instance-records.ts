@@ -1,7 +1,7 @@
 // SQL for creating and reading instances and their block outputs (wire-format E.5-E.9). Every
 // statement but `instanceOwner` is scoped by tenant_id; that one serves Storage.locate, which
 // confirms the owner through the partition router before anything is read.
-import { randomBytes } from "node:crypto";
+import { uuidv7 } from "./ids.ts";
 import type pg from "pg";
 import { AppError } from "../errors.ts";
 import type { InstanceState } from "./instances.ts";
@@ -67,16 +67,6 @@ export interface BlockOutputRecord {
   outputSize: number;
   attempt: number;
   createdAt: Date;
-}
-
-/** Time-ordered ids, as Orch8 mints them (UUIDv7): new rows land at the end of the primary key index. */
-export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /**

@@ -2,8 +2,14 @@
 // read by the dispatcher (index.ts) and by tests that check every route taking an id.
 import { createInstance, createInstanceBatch, createInstanceBody, batchBody, getInstance, listBlockOutputs, listInstances } from "./handlers/instances.ts";
 import { live, ready } from "./handlers/health.ts";
+import { contextBody, patchContext, patchState, retry, stateBody } from "./handlers/instance-state.ts";
 import { createSequence, getSequence, sequenceBody } from "./handlers/sequences.ts";
+import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
+import {
+  completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
+  pollTasks, queuePollBody, taskStats,
+} from "./handlers/workers.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 export const ROUTES: readonly Route[] = [
@@ -17,4 +23,16 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/instances/{id}", access: "tenant", notFound: "instance", handle: getInstance }),
   defineRoute({ method: "GET", path: "/instances/{id}/outputs", access: "tenant", notFound: "instance", handle: listBlockOutputs }),
   defineRoute({ method: "POST", path: "/tenants", access: "operator", notFound: "route", body: tenantBody, handle: createTenant }),
+  defineRoute({ method: "PATCH", path: "/instances/{id}/state", access: "tenant", notFound: "instance", body: stateBody, handle: patchState }),
+  defineRoute({ method: "PATCH", path: "/instances/{id}/context", access: "tenant", notFound: "instance", body: contextBody, handle: patchContext }),
+  defineRoute({ method: "POST", path: "/instances/{id}/signals", access: "tenant", notFound: "instance", body: signalBody, handle: sendSignal }),
+  defineRoute({ method: "POST", path: "/instances/{id}/retry", access: "tenant", notFound: "instance", handle: retry }),
+  defineRoute({ method: "POST", path: "/workers/tasks/poll", access: "tenant", notFound: "tenant", body: pollBody, handle: pollTasks }),
+  defineRoute({ method: "POST", path: "/workers/tasks/poll/queue", access: "tenant", notFound: "tenant", body: queuePollBody, handle: pollQueueTasks }),
+  defineRoute({ method: "POST", path: "/workers/tasks/{id}/complete", access: "tenant", notFound: "worker task", body: completeBody, handle: completeTask }),
+  defineRoute({ method: "POST", path: "/workers/tasks/{id}/fail", access: "tenant", notFound: "worker task", body: failBody, handle: failTask }),
+  defineRoute({ method: "POST", path: "/workers/tasks/{id}/heartbeat", access: "tenant", notFound: "worker task", body: heartbeatBody, handle: heartbeatTask }),
+  defineRoute({ method: "GET", path: "/workers/tasks", access: "tenant", notFound: "tenant", handle: listTasks }),
+  defineRoute({ method: "GET", path: "/workers/tasks/stats", access: "tenant", notFound: "tenant", handle: taskStats }),
+  defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),
 ];

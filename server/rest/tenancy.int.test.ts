@@ -6,6 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { call, createInstance, createSequence, expectSameReply, operatorKey, sequenceJson, tenantWithKey } from "./testing.ts";
 import { ROUTES } from "./routes.ts";
+import { insertWorkerTask } from "../../engine/storage/execution.ts";
+
+/** Everything a request could change, to show that a refused one changed nothing. */
+async function snapshot() {
+  const tables = ["task_instances", "signals", "worker_tasks", "worker_task_attempts", "sequences"];
+  const counts: Record<string, unknown> = {};
+  for (const table of tables) counts[table] = (await db.sql.query(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${table} t`)).rows[0].h;
+  return counts;
+}
 
 let second: TestDatabase;
 let db: TestDatabase;
@@ -22,6 +31,13 @@ beforeAll(async () => {
   for (const [name, tenant] of [["acme", acme], ["globex", globex]] as const) {
     objects[name].sequence = await createSequence(db, tenant);
     objects[name].instance = await createInstance(db, tenant, objects[name].sequence);
+    // A worker task of another instance, handed out the way the engine does it.
+    const parked = await createInstance(db, tenant, objects[name].sequence);
+    await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 1 WHERE id = $1", [parked]);
+    objects[name]["worker task"] = (await insertWorkerTask(db.sql, {
+      instanceId: parked, tenantId: tenant.id, leaseEpoch: 1, blockId: "ext", handlerName: "ext_handler",
+      queueName: null, params: null, context: null, attempt: 0, timeoutMs: null,
+    }))!;
   }
 });
 afterAll(async () => {
@@ -29,36 +45,56 @@ afterAll(async () => {
   await second.drop();
 });
 
+// A valid body for every id route that reads one, so a request gets past the body checks to the
+// tenant check. A route added without an entry here fails the coverage test below.
+const SAMPLE_BODIES: Record<string, unknown> = {
+  "PATCH /instances/{id}/state": { state: "paused" },
+  "PATCH /instances/{id}/context": { context: { data: { x: 1 } } },
+  "POST /instances/{id}/signals": { signal_type: "pause" },
+  "POST /workers/tasks/{id}/complete": { worker_id: "w1", claim_epoch: 1, output: {} },
+  "POST /workers/tasks/{id}/fail": { worker_id: "w1", claim_epoch: 1, message: "m" },
+  "POST /workers/tasks/{id}/heartbeat": { worker_id: "w1", claim_epoch: 1 },
+};
+
 describe("every route that takes an id", () => {
   const idRoutes = ROUTES.filter((route) => route.path.includes("{id}"));
+  const name = (route: (typeof ROUTES)[number]) => `${route.method} ${route.path}`;
 
-  it("exists, and every one is a tenant route whose 404 names the object of its id", () => {
-    expect(idRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
-      "GET /sequences/{id}", "GET /instances/{id}", "GET /instances/{id}/outputs",
-    ]);
-    for (const route of idRoutes) expect(["sequence", "instance"]).toContain(route.notFound);
+  it("is covered: a tenant route whose 404 names the object of its id, with a sample body when it reads one", () => {
+    expect(idRoutes.length).toBeGreaterThanOrEqual(11);
+    for (const route of idRoutes) {
+      expect(route.access, name(route)).toBe("tenant");
+      expect(["sequence", "instance", "worker task"], name(route)).toContain(route.notFound);
+      if (route.body) expect(SAMPLE_BODIES, name(route)).toHaveProperty([name(route)]);
+    }
   });
 
   it("answers another tenant's id, or any request naming another tenant, byte for byte like a missing id", async () => {
     for (const route of idRoutes) {
       const path = (id: string) => route.path.replace("{id}", id);
+      const body = SAMPLE_BODIES[name(route)];
       const own = objects.acme[route.notFound]!;
       const theirs = objects.globex[route.notFound]!;
-      const missing = await call(db, route.method, path(randomUUID()), { key: acme.key });
-      expect(missing.status, route.path).toBe(404);
+      const before = await snapshot();
+      const missing = await call(db, route.method, path(randomUUID()), { key: acme.key, body });
+      expect(missing.status, name(route)).toBe(404);
       expect(missing.json()).toEqual({ error: `not found: ${route.notFound} not found` });
       const attempts = [
-        call(db, route.method, path(theirs), { key: acme.key }),
-        call(db, route.method, `${path(theirs)}?tenant_id=${globex.id}`, { key: acme.key }),
-        call(db, route.method, path(theirs), { key: acme.key, headers: { "x-tenant-id": globex.id } }),
+        call(db, route.method, path(theirs), { key: acme.key, body }),
+        call(db, route.method, `${path(theirs)}?tenant_id=${globex.id}`, { key: acme.key, body }),
+        call(db, route.method, path(theirs), { key: acme.key, body, headers: { "x-tenant-id": globex.id } }),
         // Its own object, asked for in another tenant's name.
-        call(db, route.method, `${path(own)}?tenant_id=${globex.id}`, { key: acme.key }),
-        call(db, route.method, path(own), { key: acme.key, headers: { "x-tenant-id": globex.id } }),
-        call(db, route.method, path(own), { key: acme.key, headers: { "x-tenant-id": "no-such-tenant" } }),
+        call(db, route.method, `${path(own)}?tenant_id=${globex.id}`, { key: acme.key, body }),
+        call(db, route.method, path(own), { key: acme.key, body, headers: { "x-tenant-id": globex.id } }),
+        call(db, route.method, path(own), { key: acme.key, body, headers: { "x-tenant-id": "no-such-tenant" } }),
       ];
       for (const reply of await Promise.all(attempts)) expectSameReply(reply, missing);
-      expect((await call(db, route.method, path(own), { key: acme.key })).status, route.path).toBe(200);
-      expect((await call(db, route.method, path(own), { key: acme.key, headers: { "x-tenant-id": acme.id } })).status).toBe(200);
+      // ...and none of them changed anything.
+      expect(await snapshot(), name(route)).toEqual(before);
+      if (route.method === "GET") {
+        expect((await call(db, route.method, path(own), { key: acme.key })).status, name(route)).toBe(200);
+        expect((await call(db, route.method, path(own), { key: acme.key, headers: { "x-tenant-id": acme.id } })).status).toBe(200);
+      }
     }
   });
 

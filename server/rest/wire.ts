@@ -1,6 +1,7 @@
 // Storage records as the wire shapes of wire-format E: snake_case, RFC 3339 UTC timestamps,
 // PascalCase priority, optional fields omitted when unset.
 import type { BlockOutputRecord, InstanceRecord, SequenceRecord } from "../../engine/storage/index.ts";
+import type { WorkerTaskAttempt, WorkerTaskRecord } from "../../engine/storage/index.ts";
 import { contextForWire } from "./context.ts";
 
 /** Indexed by the stored smallint (the claim index orders by it). */
@@ -65,5 +66,45 @@ export function wireSequence(tenantId: string, sequence: SequenceRecord) {
     deprecated: sequence.deprecated,
     status: sequence.status,
     created_at: iso(sequence.createdAt),
+  };
+}
+
+/** `<WorkerTask>` (wire-format E): queue_name and resume_checkpoint are omitted when unset. */
+export function wireWorkerTask(task: WorkerTaskRecord) {
+  return {
+    id: task.id,
+    instance_id: task.instanceId,
+    block_id: task.blockId,
+    handler_name: task.handlerName,
+    ...ifSet("queue_name", task.queueName),
+    params: task.params ?? null,
+    context: task.context ?? null,
+    attempt: task.attempt,
+    timeout_ms: task.timeoutMs,
+    state: task.state,
+    worker_id: task.workerId,
+    claimed_at: iso(task.claimedAt),
+    heartbeat_at: iso(task.heartbeatAt),
+    claim_epoch: task.claimEpoch,
+    ...ifSet("resume_checkpoint", task.resumeCheckpoint),
+    checkpoint_seq: task.checkpointSeq,
+    completed_at: iso(task.completedAt),
+    output: task.output ?? null,
+    error_message: task.errorMessage,
+    error_retryable: task.errorRetryable,
+    created_at: iso(task.createdAt),
+  };
+}
+
+/** An entry of `GET /workers/tasks/{id}/attempts`; worker_id and reason are omitted when unset. */
+export function wireWorkerTaskAttempt(attempt: WorkerTaskAttempt) {
+  return {
+    id: attempt.id,
+    task_id: attempt.taskId,
+    claim_epoch: attempt.claimEpoch,
+    ...ifSet("worker_id", attempt.workerId),
+    event: attempt.event,
+    ...ifSet("reason", attempt.reason),
+    created_at: iso(attempt.createdAt),
   };
 }

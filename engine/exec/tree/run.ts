@@ -1,0 +1,282 @@
+// Runs one claimed instance over its block tree as far as it can go: evaluate, start every step
+// that may run (branches of a parallel really overlap), commit each step's result the moment it
+// settles, evaluate again; until the tree settles, or everything left waits for a worker, a
+// signal or a time. Every commit is fenced by the lease epoch, so a crash loses at most the
+// steps in flight, which then run again.
+import type pg from "pg";
+import type { HandlerRegistry } from "../../handlers/registry.ts";
+import type { Logger } from "../../logger.ts";
+import type { Block, Sequence, StepBlock } from "../../sequence/schema.ts";
+import { resolveTemplates } from "../../sequence/template.ts";
+import type { ClaimedInstance } from "../../storage/claim.ts";
+import { insertWorkerTask, loadLatestOutputs, type ClaimedRow, type OutputRow, type Progress as Commit } from "../../storage/execution.ts";
+import { invokeHandler, type InvokeResult } from "../invoke.ts";
+import { nextAttemptAt } from "../retry.ts";
+import { requestCancel } from "./cancel.ts";
+import { readTreeCursor } from "./cursor.ts";
+import { evaluator } from "./evaluate.ts";
+import { childrenOf, isObject, resetFailures, scopeOf, setData, type DataPatch, type Env, type NodeState, type Settled, type TreeCursor } from "./state.ts";
+
+/** What pre-flight decided for a step (engine/exec/preflight.ts makes it). */
+export type PreflightOutcome =
+  | { kind: "proceed" }
+  | { kind: "defer"; until: Date; reason: string }
+  | { kind: "fail"; message: string };
+
+export interface PreflightInput {
+  step: StepBlock;
+  tenantId: string;
+  instanceId: string;
+  timezone: string;
+  attempt: number;
+  /** When the instance reached the step (its delay counts from here). */
+  reachedAt: Date;
+  /** When the step first ran (its deadline counts from here), across retries. */
+  startedAt: Date | null;
+  now: Date;
+  db: Pick<pg.Pool, "query">;
+}
+
+/** How a run ended, for the scheduler's counters. */
+export type RunEnd = Settled | "paused" | "scheduled" | "deferred" | "waiting" | "released" | "lease_lost";
+
+export type WorkerResult = { state: "pending" | "claimed" } | { state: "completed"; output: unknown } | { state: "failed"; message: string; retryable: boolean };
+
+export type Signal = { type: "pause" | "resume" | "cancel" | "update_context"; payload: unknown } | { type: "custom"; name: string; payload: unknown };
+
+export interface TreeRunDeps {
+  db: Pick<pg.Pool, "query">;
+  commit: (progress: Commit) => Promise<boolean>;
+  handlers: HandlerRegistry;
+  preflight: (input: PreflightInput) => Promise<PreflightOutcome>;
+  /** The result of a worker task, or null when it is gone. */
+  workerResult: (taskId: string) => Promise<WorkerResult | null>;
+  /** Deletes the worker tasks of abandoned blocks (race losers, loop resets, cancellation). */
+  abandonWorkerTasks: (blockIds: string[]) => Promise<void>;
+  /** Pending signals of this instance, taken (consumed) in arrival order. */
+  takeSignals: () => Promise<Signal[]>;
+  log: Logger;
+  now: () => Date;
+  /** Aborted with "lease_lost" or "shutdown". */
+  interrupt: AbortSignal;
+}
+
+type StepResult = InvokeResult | { kind: "deferred"; until: Date; reason: string } | { kind: "worker"; taskId: string };
+
+interface InFlight {
+  step: StepBlock;
+  attempt: number;
+  abort: AbortController;
+  done: Promise<StepResult>;
+}
+
+const SIGNAL_POLL_MS = 250;
+
+export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence: Sequence, deps: TreeRunDeps): Promise<RunEnd> {
+  const fence = { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch };
+  const cursor: TreeCursor = readTreeCursor(row.cursor, sequence);
+  // Only a retry brings an instance with a failed top-level block back to the engine.
+  if (sequence.blocks.some((b) => cursor.nodes[b.id]?.status === "failed")) resetFailures(cursor, sequence.blocks);
+  const context = normalizeContext(row.context);
+  const outputs = await loadLatestOutputs(deps.db, claim.tenantId, claim.id);
+  // C.12: a flat sequence's failed step leaves an `__error__` marker row.
+  const flat = sequence.blocks.every((b) => b.type === "step");
+  const inflight = new Map<string, InFlight>();
+  let unsaved: OutputRow[] = [];
+  let dataPatch: DataPatch = { set: {}, unset: [] };
+  const patching = { context, get dataPatch() { return dataPatch; } };
+  let paused = false;
+
+  const env = (): Env => ({ cursor, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], dataPatch });
+  const commit = async (state: Commit["state"], extra: Partial<Commit> = {}) => {
+    const changed = Object.keys(dataPatch.set).length > 0 || dataPatch.unset.length > 0;
+    const written = await deps.commit({ ...fence, state, cursor, outputs: unsaved, ...(changed ? { dataPatch } : {}), ...extra });
+    unsaved = [];
+    dataPatch = { set: {}, unset: [] };
+    return written;
+  };
+  const mergeData = (values: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(values)) setData(patching, key, value);
+  };
+
+  // Signals (G.2): at the start, then every 250 ms while steps run.
+  const applySignals = async (): Promise<void> => {
+    for (const signal of await deps.takeSignals()) {
+      if (signal.type === "cancel") {
+        const pass = env();
+        requestCancel(pass, sequence.blocks);
+        await settleAbandoned(pass.abandoned);
+      } else if (signal.type === "pause") paused = true;
+      else if (signal.type === "resume") paused = false;
+      else if (signal.type === "update_context") {
+        // G.3: only the top-level keys of payload.data are merged; anything else is ignored.
+        if (isObject(signal.payload) && isObject(signal.payload.data)) mergeData(signal.payload.data);
+      }
+      // Custom signals have no built-in effect yet (human input comes with wait_for_input).
+    }
+  };
+  // Steps cancelled while in flight (race losers, a cancel signal) stop at once, and the worker
+  // tasks of abandoned blocks go.
+  const settleAbandoned = async (ids: string[]) => {
+    for (const [id, f] of inflight) if (cursor.nodes[id]?.status !== "active") f.abort.abort("cancelled");
+    if (ids.length) await deps.abandonWorkerTasks(ids);
+  };
+
+  // Steps handed to workers: take in their results.
+  for (const [id, state] of Object.entries(cursor.nodes)) {
+    if (!state.taskId || state.status !== "active") continue;
+    const result = await deps.workerResult(state.taskId);
+    if (result?.state === "completed") {
+      delete state.taskId;
+      succeed(id, state, result.output, true);
+    } else if (result?.state === "failed") {
+      delete state.taskId;
+      fail(findStep(sequence, id), state, result.message, result.retryable);
+    }
+  }
+  if (row.hasSignals) await applySignals();
+  const poller = setInterval(() => void applySignals().catch(() => {}), SIGNAL_POLL_MS);
+
+  function succeed(id: string, state: NodeState, output: unknown, fromWorker: boolean) {
+    state.status = "completed";
+    outputs[id] = output;
+    unsaved.push({ blockId: id, output, attempt: state.attempt ?? 0 });
+    // C.0: a worker's output object is shallow-merged into context.data; in-process ones are not.
+    if (fromWorker && isObject(output)) mergeData(output);
+  }
+  function fail(step: StepBlock | undefined, state: NodeState, message: string, retryable: boolean) {
+    const attempt = state.attempt ?? 0;
+    const retryAt = step ? nextAttemptAt(step.retry, attempt, retryable, deps.now()) : null;
+    if (retryAt) {
+      state.attempt = attempt + 1;
+      state.notBefore = retryAt.toISOString();
+      state.deferReason = "retry";
+      return;
+    }
+    state.status = "failed";
+    state.failure = { message, retryable };
+    if (flat && step) unsaved.push({ blockId: step.id, output: { __error__: true, retryable, message }, outputRef: "__error__", attempt });
+  }
+
+  try {
+    for (;;) {
+      if (deps.interrupt.aborted) return await release();
+      const pass = env();
+      const progress = evaluator.body(sequence.blocks, pass);
+      unsaved.push(...pass.newOutputs);
+      await settleAbandoned(pass.abandoned);
+
+      if (progress.kind === "settled" && inflight.size === 0) {
+        return (await commit(progress.status)) ? progress.status : "lease_lost";
+      }
+      if (paused) {
+        // Pause: in-flight steps are abandoned (they run again after resume); the cursor stays.
+        for (const f of inflight.values()) f.abort.abort("paused");
+        inflight.clear();
+        return (await commit("paused")) ? "paused" : "lease_lost";
+      }
+      if (progress.kind === "active") {
+        for (const step of progress.runnable) if (!inflight.has(step.id)) start(step);
+      }
+      if (inflight.size === 0) {
+        if (progress.kind === "active" && progress.waiting) {
+          const waitingOn = Object.values(cursor.nodes).flatMap((n) => (n.status === "active" && n.taskId ? [n.taskId] : []));
+          return (await commit("waiting", { waitingOn })) ? "waiting" : "lease_lost";
+        }
+        if (progress.kind === "active" && progress.until !== null) {
+          const reason = Object.values(cursor.nodes).find((n) => n.status === "active" && n.deferReason)?.deferReason ?? "delay";
+          const written = await commit("scheduled", { nextFireAt: new Date(progress.until), deferReason: reason });
+          return written ? (reason === "retry" ? "scheduled" : "deferred") : "lease_lost";
+        }
+        continue; // something settled without running a step (a skipped `when`): evaluate again
+      }
+
+      const [id, result] = await Promise.race([...inflight].map(([key, f]) => f.done.then((r) => [key, r] as const)));
+      const running = inflight.get(id)!;
+      inflight.delete(id);
+      const state = cursor.nodes[id];
+      if (result.kind === "interrupted") {
+        if (result.why === "lease_lost") return "lease_lost";
+        if (result.why === "shutdown") return await release();
+        // A step cancelled or paused while it ran: its result is dropped, the tree goes on.
+        continue;
+      }
+      // Cancelled (race loser, cancel signal) or reset while it ran: its result is dropped.
+      if (!state || state.status !== "active" || state.attempt !== running.attempt) continue;
+      if (result.kind === "deferred") {
+        state.notBefore = result.until.toISOString();
+        state.deferReason = result.reason;
+        continue;
+      }
+      if (result.kind === "worker") state.taskId = result.taskId;
+      else if (result.kind === "success") succeed(id, state, result.output, false);
+      else fail(running.step, state, result.message, result.retryable);
+      if (!(await commit("running"))) return "lease_lost";
+    }
+  } finally {
+    clearInterval(poller);
+    for (const f of inflight.values()) f.abort.abort("shutdown");
+  }
+
+  async function release(): Promise<RunEnd> {
+    return (await commit("scheduled", { nextFireAt: deps.now() })) ? "released" : "lease_lost";
+  }
+
+  function start(step: StepBlock) {
+    const state = cursor.nodes[step.id]!;
+    const abort = new AbortController();
+    const attempt = state.attempt ?? 0;
+    delete state.notBefore;
+    delete state.deferReason;
+    inflight.set(step.id, { step, attempt, abort, done: execute(step, state, attempt, abort.signal) });
+  }
+
+  async function execute(step: StepBlock, state: NodeState, attempt: number, cancelled: AbortSignal): Promise<StepResult> {
+    const now = deps.now();
+    const decision = await deps.preflight({
+      step, tenantId: claim.tenantId, instanceId: claim.id, timezone: row.timezone, now, db: deps.db,
+      attempt, reachedAt: new Date(state.reachedAt ?? now), startedAt: state.startedAt ? new Date(state.startedAt) : null,
+    });
+    if (decision.kind === "defer") return { kind: "deferred", until: decision.until, reason: decision.reason };
+    if (decision.kind === "fail") return { kind: "failure", retryable: false, message: decision.message };
+    state.startedAt ??= now.toISOString();
+
+    let params: unknown;
+    try {
+      params = resolveTemplates(step.params, scopeOf(env()));
+    } catch (error) {
+      return { kind: "failure", retryable: false, message: (error as Error).message };
+    }
+    const handler = deps.handlers.get(step.handler);
+    if (!handler) {
+      const taskId = await insertWorkerTask(deps.db, {
+        ...fence, blockId: step.id, handlerName: step.handler, queueName: step.queue_name ?? null, params,
+        context: { data: context.data, config: context.config }, attempt, timeoutMs: step.timeout ?? null,
+      });
+      return taskId ? { kind: "worker", taskId } : { kind: "interrupted", why: "lease_lost" };
+    }
+    return invokeHandler(
+      handler,
+      {
+        tenantId: claim.tenantId, instanceId: claim.id, blockId: step.id, attempt, params,
+        context: { data: context.data ?? null, config: context.config ?? null }, log: deps.log.child({ block_id: step.id }),
+      },
+      // A cancelled step's handler stops like an interrupted one; its result is dropped above.
+      { timeoutMs: step.timeout, interrupt: AbortSignal.any([deps.interrupt, cancelled]) },
+    );
+  }
+}
+
+function findStep(sequence: Sequence, id: string): StepBlock | undefined {
+  const stack: Block[] = [...sequence.blocks];
+  for (let block = stack.pop(); block; block = stack.pop()) {
+    if (block.type === "step" && block.id === id) return block;
+    stack.push(...childrenOf(block));
+  }
+  return undefined;
+}
+
+function normalizeContext(raw: unknown): Env["context"] {
+  const ctx = isObject(raw) ? { ...raw } : {};
+  return { ...ctx, data: ctx.data ?? null, config: ctx.config ?? null };
+}

@@ -1,0 +1,275 @@
+// Section C, G and H behaviour through the real scheduler and PostgreSQL: one case per rule the
+// engine-semantics issue names, asserted on outputs, context and final state.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/db.ts";
+import { insertInstancesOf, insertSequence } from "../../../test/factories.ts";
+import { createBuiltInHandlers } from "../../handlers/registry.ts";
+import { createLogger } from "../../logger.ts";
+import { Scheduler, type SchedulerConfig } from "../../scheduler/scheduler.ts";
+import { enqueueSignalIfActive } from "../../storage/signals.ts";
+import { completeWorkerTask, pollWorkerTasks } from "../../storage/worker-tasks.ts";
+
+let db: TestDatabase;
+let scheduler: Scheduler;
+beforeAll(async () => {
+  db = await freshDatabase();
+  const config: SchedulerConfig = {
+    BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
+    BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
+  };
+  scheduler = new Scheduler({
+    backend: db.storage.backends.primary, handlers: createBuiltInHandlers({ httpAllow: [] }), config,
+    log: createLogger("test", "silent"), ownerId: "tree-test",
+  });
+  scheduler.start();
+});
+afterEach(() => undefined);
+afterAll(async () => {
+  await scheduler.stop();
+  await db.drop();
+});
+
+const step = (id: string, handler: string, params: unknown = null, extra: object = {}) => ({ type: "step", id, handler, params, ...extra });
+const sleep = (id: string, ms: number, extra: object = {}) => step(id, "sleep", { duration_ms: ms }, extra);
+
+async function run(blocks: unknown[], data: unknown = null, tenant = "acme") {
+  const seq = await insertSequence(db, tenant, blocks);
+  const [id] = await insertInstancesOf(db, tenant, seq, 1, { data, config: null });
+  return id!;
+}
+
+async function row(id: string) {
+  const { rows } = await db.sql.query("SELECT state, context, created_at, completed_at FROM task_instances WHERE id = $1", [id]);
+  return rows[0];
+}
+
+async function settle(id: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await row(id);
+    if (["completed", "failed", "cancelled"].includes(r.state) || Date.now() > deadline) return r;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function waitFor(id: string, state: string) {
+  for (let i = 0; i < 500 && (await row(id)).state !== state; i++) await new Promise((r) => setTimeout(r, 20));
+}
+
+async function outputs(id: string) {
+  const { rows } = await db.sql.query("SELECT block_id, output FROM block_outputs WHERE instance_id = $1 ORDER BY created_at, id", [id]);
+  // pg's rows are untyped: outputs are whatever JSON the blocks wrote.
+  return rows;
+}
+const count = (rows: { block_id: string }[], blockId: string) => rows.filter((r) => r.block_id === blockId).length;
+
+describe("parallel (C.1)", () => {
+  it("really overlaps its branches: two 1000 ms sleeps finish in under 1.75 s", async () => {
+    const id = await run([{ type: "parallel", id: "p", branches: [[sleep("a", 1000)], [sleep("b", 1000)]] }]);
+    const done = await settle(id);
+    expect(done.state).toBe("completed");
+    expect(new Date(done.completed_at).getTime() - new Date(done.created_at).getTime()).toBeLessThan(1750);
+    expect((await outputs(id)).map((o) => o.block_id).sort()).toEqual(["a", "b"]);
+  });
+
+  it("waits for every branch and then fails if one failed", async () => {
+    const id = await run([{ type: "parallel", id: "p", branches: [[step("bad", "fail")], [sleep("slow", 200)]] }, step("after", "noop")]);
+    expect((await settle(id)).state).toBe("failed");
+    const out = await outputs(id);
+    expect(count(out, "slow")).toBe(1);
+    expect(count(out, "after")).toBe(0);
+  });
+});
+
+describe("race (C.2)", () => {
+  it("a loser that was already running records no output", async () => {
+    const id = await run([
+      {
+        type: "race", id: "r", branches: [
+          [sleep("slow", 1000)],
+          [{ type: "try_catch", id: "tc", try_block: [step("boom", "fail")], catch_block: [step("caught", "log", { message: "c" })] }],
+        ],
+      },
+    ]);
+    expect((await settle(id)).state).toBe("completed");
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // long enough for the sleep to have ended
+    const out = await outputs(id);
+    expect(count(out, "caught")).toBe(1);
+    expect(count(out, "slow")).toBe(0);
+  });
+
+  it("first_to_resolve fails at the first failure; first_to_succeed waits for a success", async () => {
+    const fast = await run([{ type: "race", id: "r", branches: [[step("f", "fail")], [sleep("s", 300)]] }]);
+    expect((await settle(fast)).state).toBe("failed");
+    const patient = await run([{ type: "race", id: "r", semantics: "first_to_succeed", branches: [[step("f", "fail")], [sleep("s", 200)]] }]);
+    expect((await settle(patient)).state).toBe("completed");
+    expect(count(await outputs(patient), "s")).toBe(1);
+    const hopeless = await run([{ type: "race", id: "r", semantics: "first_to_succeed", branches: [[step("f1", "fail")], [step("f2", "fail")]] }]);
+    expect((await settle(hopeless)).state).toBe("failed");
+  });
+});
+
+describe("loop and for_each (C.3, C.4)", () => {
+  it("a loop of max_iterations 3 inside a for_each of 2 items runs its body exactly 6 times", async () => {
+    const id = await run(
+      [{ type: "for_each", id: "fe", collection: "items", body: [{ type: "loop", id: "lp", condition: "true", max_iterations: 3, body: [step("tick", "noop")] }] }],
+      { items: ["x", "y"] },
+    );
+    expect((await settle(id)).state).toBe("completed");
+    const out = await outputs(id);
+    expect(count(out, "tick")).toBe(6);
+    expect(out.filter((o) => o.block_id === "lp").map((o) => o.output._iterations)).toEqual([1, 2, 3, 1, 2, 3]);
+    // the item variable is gone once the for_each is done
+    expect((await row(id)).context.data).toEqual({ items: ["x", "y"] });
+  });
+
+  it("a for_each whose collection grows mid-run still runs the original count", async () => {
+    const id = await run([{ type: "for_each", id: "fe", collection: "items", item_var: "thing", body: [sleep("work", 150), step("say", "log", { message: "t={{context.data.thing}}" })] }], { items: ["a", "b", "c"] });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await db.sql.query("UPDATE task_instances SET context = jsonb_set(context, '{data,items}', '[\"a\",\"b\",\"c\",\"d\"]') WHERE id = $1", [id]);
+    expect((await settle(id)).state).toBe("completed");
+    const said = (await outputs(id)).filter((o) => o.block_id === "say").map((o) => o.output.message);
+    expect(said).toEqual(["t=a", "t=b", "t=c"]);
+    // and the API's edit to the items was not overwritten by the engine
+    expect((await row(id)).context.data.items).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("loop condition and break_on read the context; a failed iteration fails the loop", async () => {
+    const broken = await run([{ type: "loop", id: "lp", condition: "true", break_on: "true", body: [step("once", "noop")] }]);
+    expect((await settle(broken)).state).toBe("completed");
+    expect(count(await outputs(broken), "once")).toBe(1);
+    const never = await run([{ type: "loop", id: "lp", condition: "go", body: [step("x", "noop")] }], { go: false });
+    expect((await settle(never)).state).toBe("completed");
+    expect(count(await outputs(never), "x")).toBe(0);
+    const failing = await run([{ type: "loop", id: "lp", condition: "true", max_iterations: 5, body: [step("f", "fail")] }]);
+    expect((await settle(failing)).state).toBe("failed");
+  });
+});
+
+describe("router, try_catch, a_b_split, saga (C.5, C.6, C.8, C.10)", () => {
+  it("routes on `count * 2 > threshold` read from context.data, first match wins", async () => {
+    const id = await run(
+      [{ type: "router", id: "rt", routes: [{ condition: "count * 2 > threshold", blocks: [step("big", "noop")] }, { condition: "true", blocks: [step("second", "noop")] }], default: [step("dflt", "noop")] }],
+      { count: 5, threshold: 8 },
+    );
+    expect((await settle(id)).state).toBe("completed");
+    expect((await outputs(id)).map((o) => o.block_id)).toEqual(["big"]);
+  });
+
+  it("try_catch writes _error, runs catch and finally; an empty catch swallows", async () => {
+    const id = await run([{ type: "try_catch", id: "tc", try_block: [step("bad", "fail")], catch_block: [step("fix", "noop")], finally_block: [step("fin", "noop")] }]);
+    const done = await settle(id);
+    expect(done.state).toBe("completed");
+    expect(done.context.data._error).toEqual({ failed_blocks: ["bad"], source: "try_catch", block_id: "tc" });
+    expect((await outputs(id)).map((o) => o.block_id)).toEqual(["fix", "fin"]);
+    const swallowed = await run([{ type: "try_catch", id: "tc", try_block: [step("bad", "fail")], catch_block: [] }, step("next", "noop")]);
+    expect((await settle(swallowed)).state).toBe("completed");
+  });
+
+  it("a_b_split records its deterministic choice and runs that variant only", async () => {
+    const id = await run([{ type: "a_b_split", id: "ab", variants: [{ name: "A", weight: 50, blocks: [step("va", "noop")] }, { name: "B", weight: 50, blocks: [step("vb", "noop")] }] }]);
+    expect((await settle(id)).state).toBe("completed");
+    const out = await outputs(id);
+    const choice = out.find((o) => o.block_id === "ab")!.output;
+    expect(out.map((o) => o.block_id)).toEqual(["ab", choice.variant === "A" ? "va" : "vb"]);
+  });
+
+  it("saga compensates completed steps in reverse and fails", async () => {
+    const id = await run([{
+      type: "saga", id: "sg", steps: [
+        { id: "s1", action: step("a1", "noop"), compensation: step("c1", "log", { message: "undo 1" }) },
+        { id: "s2", action: step("a2", "noop"), compensation: step("c2", "log", { message: "undo 2" }) },
+        { id: "s3", action: step("a3", "fail") },
+      ],
+    }]);
+    const done = await settle(id);
+    expect(done.state).toBe("failed");
+    expect(done.context.data._error).toEqual({ failed_step: "s3", source: "saga", block_id: "sg" });
+    expect((await outputs(id)).map((o) => o.block_id)).toEqual(["a1", "a2", "c2", "c1"]);
+  });
+});
+
+describe("retry (E.14)", () => {
+  it("runs a failed instance's failed steps again and keeps what completed", async () => {
+    const id = await run([step("first", "noop"), step("flaky", "log", { message: "{{ context.data.fixed }}" }, { when: "fixed" }), step("gate", "fail", null, { when: "!fixed" })], { fixed: false });
+    expect((await settle(id)).state).toBe("failed");
+    await db.sql.query("UPDATE task_instances SET context = jsonb_set(context, '{data,fixed}', 'true'), state = 'scheduled', next_fire_at = now(), completed_at = NULL WHERE id = $1", [id]);
+    expect((await settle(id)).state).toBe("completed");
+    const out = await outputs(id);
+    expect(count(out, "first")).toBe(1);
+  });
+});
+
+describe("templates and when (B)", () => {
+  it("keeps the type of a whole-string template and stringifies inline ones; `when` skips", async () => {
+    const id = await run([
+      step("whole", "log", { message: "{{ context.data.n }}" }),
+      step("inline", "log", { message: "n={{ context.data.n }} missing={{ context.data.nope }}" }),
+      step("skipped", "noop", null, { when: "n > 100" }),
+      step("from_output", "log", { message: "{{ outputs.whole.message }}" }),
+    ], { n: 42 });
+    expect((await settle(id)).state).toBe("completed");
+    const out = await outputs(id);
+    expect(out.map((o) => [o.block_id, o.output.message])).toEqual([["whole", 42], ["inline", "n=42 missing=null"], ["from_output", 42]]);
+  });
+
+  it("fails the step on an unknown template root", async () => {
+    const id = await run([step("bad", "log", { message: "{{ nowhere.x }}" })]);
+    expect((await settle(id)).state).toBe("failed");
+  });
+});
+
+describe("signals (G)", () => {
+  it("a cancel during a finally block lets the finally finish and ends cancelled", async () => {
+    const id = await run([
+      { type: "try_catch", id: "tc", try_block: [step("bad", "fail")], catch_block: [step("c", "log", { message: "caught" })], finally_block: [sleep("f", 500)] },
+      step("next", "noop"),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await enqueueSignalIfActive(db.sql, "acme", id, { type: "cancel", payload: null });
+    expect((await settle(id)).state).toBe("cancelled");
+    const out = await outputs(id);
+    expect(count(out, "f")).toBe(1);
+    expect(count(out, "next")).toBe(0);
+  });
+
+  it("cancel interrupts a cancellable sleep; pause parks and resume continues", async () => {
+    const cancelled = await run([sleep("long", 5000), step("after", "noop")]);
+    await waitFor(cancelled, "running");
+    await enqueueSignalIfActive(db.sql, "acme", cancelled, { type: "cancel", payload: null });
+    expect((await settle(cancelled, 3000)).state).toBe("cancelled");
+    expect(await outputs(cancelled)).toEqual([]);
+
+    const paused = await run([sleep("nap", 600), step("after", "noop")]);
+    await waitFor(paused, "running");
+    await enqueueSignalIfActive(db.sql, "acme", paused, { type: "pause", payload: null });
+    await waitFor(paused, "paused");
+    expect((await row(paused)).state).toBe("paused");
+    await enqueueSignalIfActive(db.sql, "acme", paused, { type: "resume", payload: null });
+    expect((await settle(paused)).state).toBe("completed");
+    expect((await outputs(paused)).map((o) => o.block_id)).toEqual(["nap", "after"]);
+  });
+
+  it("update_context merges the top-level keys of payload.data", async () => {
+    const id = await run([sleep("wait", 400), step("say", "log", { message: "{{ context.data.greeting }}" })], { keep: 1 });
+    await waitFor(id, "running");
+    await enqueueSignalIfActive(db.sql, "acme", id, { type: "update_context", payload: { data: { greeting: "hello" }, config: { ignored: true } } });
+    const done = await settle(id);
+    expect(done.context.data).toEqual({ keep: 1, greeting: "hello" });
+    expect((await outputs(id)).find((o) => o.block_id === "say")!.output.message).toBe("hello");
+  });
+});
+
+describe("external workers (H)", () => {
+  it("a completed task resumes the instance, its output is recorded and merged into context.data", async () => {
+    const id = await run([step("bill", "billing_sync", { amount: 3 }), step("after", "log", { message: "{{ context.data.invoice }}" })], { customer: "c1" }, "workers");
+    await waitFor(id, "waiting");
+    const [task] = await pollWorkerTasks(db.sql, "workers", { handlerName: "billing_sync", queueName: null, workerId: "w1", limit: 1 });
+    expect(task).toMatchObject({ instanceId: id, blockId: "bill", params: { amount: 3 }, attempt: 0 });
+    await completeWorkerTask(db.sql, "workers", task!.id, { workerId: "w1", claimEpoch: 1 }, { invoice: "INV-9" });
+    const done = await settle(id);
+    expect(done.state).toBe("completed");
+    expect(done.context.data).toEqual({ customer: "c1", invoice: "INV-9" });
+    expect((await outputs(id)).map((o) => [o.block_id, o.output])).toEqual([["bill", { invoice: "INV-9" }], ["after", { message: "INV-9" }]]);
+  });
+});

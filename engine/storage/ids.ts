@@ -1,0 +1,29 @@
+// Time-ordered ids (UUIDv7, as Orch8 mints them): new rows land at the end of the primary key
+// index, and ids minted in one process sort in the order they were minted, which is how rows
+// written in one statement (a step's output and a loop's marker) keep their order for readers
+// that sort by (created_at, id).
+import { randomBytes } from "node:crypto";
+
+let lastMs = 0;
+let sequence = 0;
+
+export function uuidv7(now = Date.now()): string {
+  // Within one millisecond a 12-bit counter in rand_a keeps ids increasing (RFC 9562, method 1).
+  if (now <= lastMs) {
+    sequence += 1;
+    if (sequence > 0xfff) {
+      lastMs += 1;
+      sequence = 0;
+    }
+  } else {
+    lastMs = now;
+    sequence = 0;
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(lastMs, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,116 @@
+// Instance state changes made through the API (wire-format F.2, E.10, E.11, E.14): the legal
+// transitions as data, PATCH state, PATCH context and retry. Every statement is scoped by
+// tenant_id; a foreign instance is simply not found.
+import type pg from "pg";
+import { AppError, notFound } from "../errors.ts";
+import { rejectUnstorableText } from "./instance-records.ts";
+import type { InstanceState } from "./instances.ts";
+import { inTransaction, type Connectable } from "./transaction.ts";
+
+type Queryable = Pick<pg.Pool, "query">;
+
+export const TERMINAL_STATES: readonly InstanceState[] = ["completed", "failed", "cancelled"];
+
+export const isTerminal = (state: InstanceState) => TERMINAL_STATES.includes(state);
+
+/** F.2: from → the states it may go to. Also the validation table of PATCH state. */
+export const TRANSITIONS: Readonly<Record<InstanceState, readonly InstanceState[]>> = {
+  scheduled: ["running", "paused", "cancelled"],
+  running: ["scheduled", "waiting", "completed", "failed", "paused", "cancelled"],
+  waiting: ["running", "scheduled", "cancelled", "failed"],
+  paused: ["scheduled", "cancelled"],
+  failed: ["scheduled"], // DLQ retry
+  completed: ["scheduled"], // resume from a block
+  cancelled: ["scheduled"], // resume from a block
+};
+
+export function canTransition(from: InstanceState, to: InstanceState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** The instance's row locked until the transaction ends, or not found (missing and foreign alike). */
+export async function lockInstance(client: Queryable, tenantId: string, instanceId: string) {
+  const { rows } = await client.query<{ state: InstanceState; parent_instance_id: string | null }>({
+    name: "lock_instance",
+    text: "SELECT state, parent_instance_id FROM task_instances WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
+    values: [tenantId, instanceId],
+  });
+  if (!rows[0]) throw notFound("instance");
+  return rows[0];
+}
+
+// Fencing: an engine holding a `running` instance writes only under the lease epoch its claim
+// returned (engine/storage/execution.ts). Moving the instance out of `running` here bumps the
+// epoch and drops the lease, so whatever that engine still has in flight is refused when it
+// commits, instead of overwriting the state the API just set.
+//
+// Into `running`: no engine holds the instance, so it gets an already expired lease (and a new
+// epoch); the reaper hands it back as `scheduled`, due at once, and the next claim runs it.
+// Without that lease nothing would ever pick it up again.
+const APPLY_TRANSITION = `
+UPDATE task_instances
+   SET state = $3::text,
+       next_fire_at = CASE WHEN $3 = 'scheduled' THEN COALESCE($4::timestamptz, now()) END,
+       defer_reason = NULL,
+       lease_owner = NULL,
+       lease_expires_at = CASE WHEN $3 = 'running' THEN now() END,
+       lease_epoch = lease_epoch + CASE WHEN state = 'running' OR $3 = 'running' THEN 1 ELSE 0 END,
+       completed_at = CASE WHEN $3 IN ('completed', 'failed', 'cancelled') THEN now() END,
+       updated_at = now()
+ WHERE tenant_id = $1 AND id = $2`;
+
+// A sub-sequence parent waits for its child; the engine wakes it when the child finishes, and a
+// child ended through the API must wake it as well, or the parent waits forever.
+const WAKE_WAITING_PARENT = `
+UPDATE task_instances
+   SET state = 'scheduled', next_fire_at = now(), defer_reason = NULL, updated_at = now()
+ WHERE tenant_id = $1 AND id = $2 AND state = 'waiting'`;
+
+/**
+ * PATCH state: moves the instance to `to` if F.2 allows it (400 otherwise). A `scheduled` target
+ * is due at `nextFireAt`, or now; every other target has no due time.
+ */
+export async function patchInstanceState(
+  db: Connectable,
+  tenantId: string,
+  instanceId: string,
+  to: InstanceState,
+  nextFireAt: Date | null = null,
+): Promise<void> {
+  await inTransaction(db, async (client) => {
+    const { state: from, parent_instance_id: parentId } = await lockInstance(client, tenantId, instanceId);
+    if (!canTransition(from, to)) throw new AppError("invalid_argument", `cannot transition from ${from} to ${to}`, ["state"]);
+    await client.query({ name: "patch_instance_state", text: APPLY_TRANSITION, values: [tenantId, instanceId, to, nextFireAt] });
+    if (isTerminal(to) && parentId !== null) {
+      await client.query({ name: "wake_waiting_parent", text: WAKE_WAITING_PARENT, values: [tenantId, parentId] });
+    }
+  });
+}
+
+/**
+ * PATCH context: the whole context is replaced by `context` (the caller fills in the defaults
+ * of missing sections). Any state: it is data, not a transition.
+ */
+export async function replaceInstanceContext(db: Queryable, tenantId: string, instanceId: string, context: unknown): Promise<void> {
+  let rowCount: number | null;
+  try {
+    ({ rowCount } = await db.query({
+      name: "replace_instance_context",
+      text: "UPDATE task_instances SET context = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2",
+      values: [tenantId, instanceId, JSON.stringify(context)],
+    }));
+  } catch (error) {
+    throw rejectUnstorableText(error);
+  }
+  if (rowCount === 0) throw notFound("instance");
+}
+
+/** POST retry: a `failed` instance back to `scheduled`, due now (400 from any other state). */
+export async function retryInstance(db: Connectable, tenantId: string, instanceId: string): Promise<{ id: string; state: "scheduled" }> {
+  return inTransaction(db, async (client) => {
+    const { state } = await lockInstance(client, tenantId, instanceId);
+    if (state !== "failed") throw new AppError("invalid_argument", `can only retry failed instances, current state: ${state}`);
+    await client.query({ name: "patch_instance_state", text: APPLY_TRANSITION, values: [tenantId, instanceId, "scheduled", null] });
+    return { id: instanceId, state: "scheduled" as const };
+  });
+}

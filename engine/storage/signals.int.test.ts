@@ -1,0 +1,331 @@
+// The signal queue (wire-format G): G.1 wire forms, enqueue refusals, the wake rules per state,
+// FIFO and consume-once (also with two takers racing), and the race against an engine that
+// finishes the instance while a signal is being sent.
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { AppError } from "../errors.ts";
+import type { InstanceState } from "./instances.ts";
+import {
+  decodeSignalType, enqueueSignalIfActive, signalTypeFromText, signalTypeToText, takePendingSignals, type SignalType,
+} from "./signals.ts";
+
+let db: TestDatabase;
+/** A second pool, so racing takers and senders really run on connections of their own. */
+let other: pg.Pool;
+beforeAll(async () => {
+  db = await freshDatabase();
+  other = new pg.Pool({ connectionString: db.url, max: 4 });
+});
+afterAll(async () => {
+  await other.end();
+  await db.drop();
+});
+
+const TENANT = "acme";
+const HOUR = 3_600_000;
+
+interface Row {
+  state: InstanceState;
+  next_fire_at: Date | null;
+  lease_owner: string | null;
+  lease_epoch: number;
+  defer_reason: string | null;
+}
+
+/** An instance in `state`; a scheduled one is due in an hour (deferred), a running one holds a lease at epoch 3. */
+async function instanceIn(state: InstanceState, tenantId = TENANT, nextFireAt: Date | null = null): Promise<string> {
+  const { rows } = await db.sql.query<{ id: string }>(
+    `INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at, defer_reason,
+                                 lease_owner, lease_expires_at, lease_epoch)
+     VALUES (gen_random_uuid(), $1, 'default', gen_random_uuid(), $2::text,
+             CASE WHEN $2 = 'scheduled' THEN COALESCE($3, now() + interval '1 hour') END,
+             CASE WHEN $2 = 'scheduled' THEN 'rate_limit' END,
+             CASE WHEN $2 = 'running' THEN 'engine-a' END,
+             CASE WHEN $2 = 'running' THEN now() + interval '30 seconds' END,
+             3)
+     RETURNING id`,
+    [tenantId, state, nextFireAt],
+  );
+  return rows[0]!.id;
+}
+
+async function row(id: string): Promise<Row> {
+  const { rows } = await db.sql.query<Row>(
+    "SELECT state, next_fire_at, lease_owner, lease_epoch, defer_reason FROM task_instances WHERE id = $1",
+    [id],
+  );
+  return rows[0]!;
+}
+
+const signalCount = async (instanceId: string) =>
+  (await db.sql.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1", [instanceId])).rows[0].n as number;
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(AppError);
+  const { code, message } = error as AppError;
+  return { code, message };
+}
+
+const send = (instanceId: string, type: SignalType = "pause", payload: unknown = null, tenantId = TENANT) =>
+  enqueueSignalIfActive(db.sql, tenantId, instanceId, { type, payload });
+
+const near = (date: Date | null) => date !== null && Math.abs(date.getTime() - Date.now()) < 5_000;
+
+describe("G.1 signal_type", () => {
+  it.each<[unknown, SignalType]>([
+    ["pause", "pause"],
+    ["resume", "resume"],
+    ["cancel", "cancel"],
+    ["update_context", "update_context"],
+    [{ custom: "human_input:approve" }, { custom: "human_input:approve" }],
+    [{ custom: "" }, { custom: "" }],
+  ])("accepts %j", (wire, type) => {
+    expect(decodeSignalType(wire)).toEqual({ ok: true, type });
+  });
+
+  it.each<[unknown, RegExp]>([
+    ["custom:x", /^unknown variant `custom:x`, expected one of `pause`, `resume`, `cancel`, `update_context`, `custom`$/],
+    ["invalid_signal_type", /^unknown variant `invalid_signal_type`/],
+    ["Pause", /^unknown variant `Pause`/],
+    ["custom", /newtype variant `custom`/],
+    [{ pause: null }, /^unknown variant `pause`/],
+    [{ custom: 1 }, /expected a string/],
+    [{ custom: "x", extra: 1 }, /single key/],
+    [{}, /single key/],
+    [1, /^invalid type/],
+    [null, /^invalid type/],
+    [["pause"], /^invalid type/],
+    [undefined, /^missing field `signal_type`$/],
+  ])("rejects %j", (wire, reason) => {
+    const decoded = decodeSignalType(wire);
+    expect(decoded.ok).toBe(false);
+    expect(!decoded.ok && decoded.reason).toMatch(reason);
+  });
+
+  it("stores built-ins by name and custom signals as custom:<name>, and reads them back", () => {
+    const types: SignalType[] = ["pause", "resume", "cancel", "update_context", { custom: "a:b" }, { custom: "" }];
+    expect(types.map(signalTypeToText)).toEqual(["pause", "resume", "cancel", "update_context", "custom:a:b", "custom:"]);
+    for (const type of types) expect(signalTypeFromText(signalTypeToText(type))).toEqual(type);
+    expect(() => signalTypeFromText("bogus")).toThrow(AppError);
+  });
+});
+
+describe("enqueueSignalIfActive", () => {
+  it("stores the signal for the tenant, undelivered, with its payload", async () => {
+    const id = await instanceIn("running");
+    const { id: signalId } = await send(id, { custom: "approve" }, { ok: [1, 2] });
+    expect(signalId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const { rows } = await db.sql.query("SELECT * FROM signals WHERE id = $1", [signalId]);
+    expect(rows).toEqual([{
+      id: signalId, tenant_id: TENANT, instance_id: id, signal_type: "custom:approve", payload: { ok: [1, 2] },
+      delivered: false, created_at: expect.any(Date), delivered_at: null,
+    }]);
+  });
+
+  it.each(["completed", "failed", "cancelled"] as const)("refuses a %s instance with 400 and stores nothing", async (state) => {
+    const id = await instanceIn(state);
+    expect(await refusal(send(id, "resume"))).toEqual({
+      code: "invalid_argument",
+      message: `cannot send signal to instance ${id}: target is in a terminal state`,
+    });
+    expect(await signalCount(id)).toBe(0);
+  });
+
+  it("answers a missing and a foreign instance alike, terminal or not, and stores nothing", async () => {
+    const missing = await refusal(send(randomUUID()));
+    expect(missing).toEqual({ code: "not_found", message: "instance not found" });
+    for (const state of ["running", "completed"] as const) {
+      const foreign = await instanceIn(state, "globex");
+      expect(await refusal(send(foreign))).toEqual(missing);
+      expect(await signalCount(foreign)).toBe(0);
+    }
+  });
+
+  it("refuses text PostgreSQL cannot store with 400, not 500", async () => {
+    const id = await instanceIn("running");
+    expect((await refusal(send(id, "update_context", { data: "a\u0000b" }))).code).toBe("invalid_argument");
+  });
+});
+
+describe("wake rules", () => {
+  const ALL: SignalType[] = ["pause", "resume", "cancel", "update_context", { custom: "x" }];
+
+  it.each(ALL)("a scheduled instance due later is due now after %j", async (type) => {
+    const id = await instanceIn("scheduled");
+    await send(id, type);
+    const after = await row(id);
+    expect(after).toMatchObject({ state: "scheduled", defer_reason: null });
+    expect(near(after.next_fire_at)).toBe(true);
+  });
+
+  it("a scheduled instance already overdue keeps its earlier due time (and its place in the claim order)", async () => {
+    const overdue = new Date(Date.now() - HOUR);
+    const id = await instanceIn("scheduled", TENANT, overdue);
+    await send(id, "cancel");
+    expect((await row(id)).next_fire_at).toEqual(overdue);
+  });
+
+  it.each(ALL.filter((t) => t !== "pause"))("a waiting instance becomes scheduled, due now, after %j", async (type) => {
+    const id = await instanceIn("waiting");
+    await send(id, type);
+    const after = await row(id);
+    expect(after.state).toBe("scheduled");
+    expect(near(after.next_fire_at)).toBe(true);
+  });
+
+  it("drops a pause sent to a waiting instance (Appendix 12): it stays waiting, nothing left to take", async () => {
+    const id = await instanceIn("waiting");
+    await send(id, "pause");
+    expect((await row(id)).state).toBe("waiting");
+    const { rows } = await db.sql.query("SELECT delivered FROM signals WHERE instance_id = $1", [id]);
+    expect(rows).toEqual([{ delivered: true }]);
+  });
+
+  it.each<[SignalType, boolean]>([["resume", true], ["cancel", true], ["pause", false], ["update_context", false], [{ custom: "x" }, false]])(
+    "a paused instance after %j: woken %s",
+    async (type, woken) => {
+      const id = await instanceIn("paused");
+      await send(id, type);
+      const after = await row(id);
+      if (woken) {
+        expect(after.state).toBe("scheduled");
+        expect(near(after.next_fire_at)).toBe(true);
+      } else {
+        expect(after).toMatchObject({ state: "paused", next_fire_at: null });
+      }
+      expect(await signalCount(id)).toBe(1);
+    },
+  );
+
+  it.each(ALL)("a running instance is left to its engine after %j", async (type) => {
+    const id = await instanceIn("running");
+    const before = await row(id);
+    await send(id, type);
+    expect(await row(id)).toEqual(before);
+  });
+});
+
+describe("takePendingSignals", () => {
+  it("returns the signals oldest first, even many within one millisecond, and each only once", async () => {
+    const id = await instanceIn("running");
+    const types: SignalType[] = ["pause", "resume", "update_context", { custom: "a" }, "cancel"];
+    const sent: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      for (const [index, type] of types.entries()) sent.push((await send(id, type, { round, index })).id);
+    }
+    const taken = await takePendingSignals(db.sql, TENANT, id);
+    expect(taken.map((signal) => signal.id)).toEqual(sent);
+    expect(taken[7]).toEqual({ id: sent[7], type: "update_context", payload: { round: 1, index: 2 }, createdAt: expect.any(Date) });
+    const times = taken.map((signal) => signal.createdAt.getTime());
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(new Set(times).size).toBe(times.length);
+
+    expect(await takePendingSignals(db.sql, TENANT, id)).toEqual([]);
+    const { rows } = await db.sql.query("SELECT DISTINCT delivered, delivered_at IS NOT NULL AS stamped FROM signals WHERE instance_id = $1", [id]);
+    expect(rows).toEqual([{ delivered: true, stamped: true }]);
+
+    const later = await send(id, "resume");
+    expect((await takePendingSignals(db.sql, TENANT, id)).map((signal) => signal.id)).toEqual([later.id]);
+  });
+
+  it("gives a null payload for a signal sent without one", async () => {
+    const id = await instanceIn("running");
+    await send(id, "pause", null);
+    expect((await takePendingSignals(db.sql, TENANT, id))[0]!.payload).toBeNull();
+  });
+
+  it("takes nothing of another tenant's instance, and leaves its signals queued", async () => {
+    const foreign = await instanceIn("running", "globex");
+    await send(foreign, "cancel", null, "globex");
+    expect(await takePendingSignals(db.sql, TENANT, foreign)).toEqual([]);
+    expect(await takePendingSignals(db.sql, "globex", foreign)).toHaveLength(1);
+  });
+
+  it("with a lease epoch, takes only while the instance runs under that lease", async () => {
+    const id = await instanceIn("running");
+    await send(id, "pause");
+    expect(await takePendingSignals(db.sql, TENANT, id, 2)).toEqual([]);
+    await db.sql.query("UPDATE task_instances SET state = 'scheduled', next_fire_at = now() WHERE id = $1", [id]);
+    expect(await takePendingSignals(db.sql, TENANT, id, 3)).toEqual([]);
+    await db.sql.query("UPDATE task_instances SET state = 'running' WHERE id = $1", [id]);
+    expect(await takePendingSignals(db.sql, TENANT, id, 3)).toHaveLength(1);
+  });
+
+  it("consumes each signal once with two takers racing, each getting its signals in order", async () => {
+    for (let round = 0; round < 20; round++) {
+      const id = await instanceIn("running");
+      const sent: string[] = [];
+      for (let i = 0; i < 15; i++) sent.push((await send(id, { custom: String(i) })).id);
+      const takers = [db.sql, other, db.sql, other].map((pool) => takePendingSignals(pool, TENANT, id));
+      const results = (await Promise.all(takers)).map((signals) => signals.map((signal) => signal.id));
+      const all = results.flat();
+      expect(all.sort()).toEqual([...sent].sort());
+      for (const ids of results) expect(ids).toEqual(sent.filter((signalId) => ids.includes(signalId)));
+    }
+  });
+});
+
+describe("the race with an engine finishing the instance", () => {
+  /** The engine's end of a run: the state change under the row lock, then what it still finds queued. */
+  async function complete(client: pg.PoolClient, id: string, hold = 0): Promise<number> {
+    await client.query("BEGIN");
+    await client.query("UPDATE task_instances SET state = 'completed', completed_at = now(), lease_owner = NULL WHERE id = $1", [id]);
+    if (hold > 0) await sleep(hold);
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1 AND NOT delivered", [id]);
+    await client.query("COMMIT");
+    return rows[0].n;
+  }
+
+  async function trySend(id: string): Promise<"accepted" | "refused"> {
+    try {
+      await enqueueSignalIfActive(other, TENANT, id, { type: "cancel", payload: null });
+      return "accepted";
+    } catch (error) {
+      expect(error).toMatchObject({ code: "invalid_argument", message: `cannot send signal to instance ${id}: target is in a terminal state` });
+      return "refused";
+    }
+  }
+
+  it("a send that meets a completion in flight waits for it, then refuses", async () => {
+    const id = await instanceIn("running");
+    const client = await db.sql.connect();
+    try {
+      const completing = complete(client, id, 200);
+      await sleep(50); // the completion now holds the row lock
+      expect(await trySend(id)).toBe("refused");
+      expect(await completing).toBe(0);
+    } finally {
+      client.release();
+    }
+    expect(await signalCount(id)).toBe(0);
+  });
+
+  it("never accepts a signal the finishing engine cannot see: 60 rounds of both at once", async () => {
+    const outcomes = { accepted: 0, refused: 0 };
+    for (let round = 0; round < 60; round++) {
+      const id = await instanceIn("running");
+      const client = await db.sql.connect();
+      try {
+        // Staggered by a jitter either way, so both orders happen.
+        const jitter = (round % 7) * 0.5;
+        const [seenByEngine, outcome] = await Promise.all([
+          sleep(round % 2 === 0 ? jitter : 0).then(() => complete(client, id)),
+          sleep(round % 2 === 1 ? jitter : 0).then(() => trySend(id)),
+        ]);
+        outcomes[outcome]++;
+        // Accepted: committed before the engine took the lock, so the engine found it queued.
+        // Refused: nothing was stored.
+        expect({ round, seenByEngine, stored: await signalCount(id) }).toEqual(
+          outcome === "accepted" ? { round, seenByEngine: 1, stored: 1 } : { round, seenByEngine: 0, stored: 0 },
+        );
+      } finally {
+        client.release();
+      }
+    }
+    expect(outcomes.accepted + outcomes.refused).toBe(60);
+  });
+});

@@ -1,0 +1,159 @@
+// The signal queue (wire-format G): signals are queued per instance, FIFO, and consumed once by
+// the engine, which applies their effects. Every statement takes and filters by tenant_id, so a
+// foreign instance is simply not found.
+import type pg from "pg";
+import { AppError } from "../errors.ts";
+import { lockInstance, isTerminal } from "./instance-state.ts";
+import { uuidv7 } from "./ids.ts";
+import { rejectUnstorableText } from "./instance-records.ts";
+import type { InstanceState } from "./instances.ts";
+import { inTransaction, type Connectable } from "./transaction.ts";
+
+type Queryable = Pick<pg.Pool, "query">;
+
+export const BUILT_IN_SIGNALS = ["pause", "resume", "cancel", "update_context"] as const;
+export type BuiltInSignal = (typeof BUILT_IN_SIGNALS)[number];
+
+/** G.1 as on the wire: a built-in name, or `{"custom": "<name>"}`. */
+export type SignalType = BuiltInSignal | { custom: string };
+
+export interface NewSignal {
+  type: SignalType;
+  /** Any JSON; null when absent. */
+  payload: unknown;
+}
+
+export interface PendingSignal {
+  id: string;
+  type: SignalType;
+  payload: unknown;
+  createdAt: Date;
+}
+
+const isBuiltIn = (value: unknown): value is BuiltInSignal => (BUILT_IN_SIGNALS as readonly unknown[]).includes(value);
+
+const EXPECTED = "expected one of `pause`, `resume`, `cancel`, `update_context`, `custom`";
+
+/**
+ * Decodes the G.1 wire form (an externally tagged enum). The CLI's `"custom:<name>"` string is
+ * not a wire form and is refused like any other unknown string. `reason` reads like serde's.
+ */
+export function decodeSignalType(json: unknown): { ok: true; type: SignalType } | { ok: false; reason: string } {
+  if (typeof json === "string") {
+    if (isBuiltIn(json)) return { ok: true, type: json };
+    if (json === "custom") return { ok: false, reason: "invalid type: unit variant, expected newtype variant `custom`" };
+    return { ok: false, reason: `unknown variant \`${json.slice(0, 64)}\`, ${EXPECTED}` };
+  }
+  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    const keys = Object.keys(json);
+    if (keys.length !== 1) return { ok: false, reason: "invalid type: map, expected a map with a single key" };
+    const [tag] = keys as [string];
+    if (tag !== "custom") return { ok: false, reason: `unknown variant \`${tag.slice(0, 64)}\`, ${EXPECTED}` };
+    const name = (json as Record<string, unknown>).custom;
+    if (typeof name !== "string") return { ok: false, reason: "invalid type: expected a string for `custom`" };
+    return { ok: true, type: { custom: name } };
+  }
+  return { ok: false, reason: json === undefined ? "missing field `signal_type`" : `invalid type, ${EXPECTED}` };
+}
+
+/** The stored text: the built-in name, or `custom:<name>`. */
+export function signalTypeToText(type: SignalType): string {
+  return typeof type === "string" ? type : `custom:${type.custom}`;
+}
+
+export function signalTypeFromText(text: string): SignalType {
+  if (isBuiltIn(text)) return text;
+  if (text.startsWith("custom:")) return { custom: text.slice("custom:".length) };
+  throw new AppError("internal", `stored signal type ${JSON.stringify(text.slice(0, 64))} is not a signal type`);
+}
+
+/**
+ * Whether a new signal should make its instance due now so the engine sees it soon. A running
+ * instance is not touched: its engine polls the queue. A paused one only wakes for the signals
+ * that can end the pause; the others wait in the queue until it resumes.
+ */
+function wakes(state: InstanceState, type: SignalType): boolean {
+  if (state === "scheduled" || state === "waiting") return true;
+  if (state === "paused") return type === "resume" || type === "cancel";
+  return false;
+}
+
+// FIFO is by (created_at, id), and created_at has millisecond precision. Inserts for one
+// instance are serialised by its row lock, so each gets at least 1 ms after the previous one:
+// arrival order never depends on random id bits.
+const INSERT_SIGNAL = `
+INSERT INTO signals (id, tenant_id, instance_id, signal_type, payload, created_at, delivered, delivered_at)
+SELECT $1::uuid, $2, $3::uuid, $4, $5::jsonb, GREATEST(clock_timestamp(), max(created_at) + interval '1 millisecond'),
+       $6, CASE WHEN $6 THEN clock_timestamp() END
+  FROM signals
+ WHERE tenant_id = $2 AND instance_id = $3`;
+
+// Due now, or earlier if it already was (its place in the claim order is kept).
+const WAKE_INSTANCE = `
+UPDATE task_instances
+   SET state = 'scheduled', next_fire_at = LEAST(next_fire_at, now()), defer_reason = NULL, updated_at = now()
+ WHERE tenant_id = $1 AND id = $2`;
+
+/**
+ * Queues a signal for an instance that is not terminal, and wakes it (see `wakes`). The state is
+ * read under the instance's row lock, in the transaction that inserts: an engine finishing the
+ * instance at the same moment either commits first (and this refuses with 400) or waits for this
+ * insert (and sees the signal), so no signal is ever accepted for a terminal instance.
+ */
+export async function enqueueSignalIfActive(db: Connectable, tenantId: string, instanceId: string, signal: NewSignal): Promise<{ id: string }> {
+  return inTransaction(db, async (client) => {
+    const { state } = await lockInstance(client, tenantId, instanceId);
+    if (isTerminal(state)) {
+      throw new AppError("invalid_argument", `cannot send signal to instance ${instanceId}: target is in a terminal state`);
+    }
+    const id = uuidv7();
+    const payload = signal.payload === null || signal.payload === undefined ? null : JSON.stringify(signal.payload);
+    // G.3 and Appendix 12: `waiting` may not go to `paused`, so a pause sent to a waiting
+    // instance is dropped here (recorded as delivered) rather than applied when it next runs.
+    const dropped = state === "waiting" && signal.type === "pause";
+    try {
+      await client.query({
+        name: "insert_signal",
+        text: INSERT_SIGNAL,
+        values: [id, tenantId, instanceId, signalTypeToText(signal.type), payload, dropped],
+      });
+    } catch (error) {
+      throw rejectUnstorableText(error);
+    }
+    if (!dropped && wakes(state, signal.type)) await client.query({ name: "wake_for_signal", text: WAKE_INSTANCE, values: [tenantId, instanceId] });
+    return { id };
+  });
+}
+
+// One statement: rows are locked, marked delivered and returned together, so two engines racing
+// for one queue never both get a signal. No SKIP LOCKED: a loser waits, then finds the rows
+// delivered and skips them, and can never take a later signal ahead of an earlier one.
+const TAKE_PENDING = `
+WITH due AS (
+  SELECT id FROM signals
+   WHERE tenant_id = $1 AND instance_id = $2 AND NOT delivered
+     AND ($3::bigint IS NULL OR EXISTS (
+           SELECT 1 FROM task_instances
+            WHERE tenant_id = $1 AND id = $2 AND state = 'running' AND lease_epoch = $3))
+   ORDER BY created_at, id
+   FOR UPDATE
+), taken AS (
+  UPDATE signals s SET delivered = true, delivered_at = now()
+    FROM due WHERE s.id = due.id
+  RETURNING s.id, s.signal_type, s.payload, s.created_at
+)
+SELECT id, signal_type, payload, created_at FROM taken ORDER BY created_at, id`;
+
+/**
+ * Takes the instance's undelivered signals, oldest first, marking them delivered. With
+ * `leaseEpoch`, only while the instance is running under that lease: an engine that lost its
+ * lease takes nothing, leaving the signals to the instance's new holder.
+ */
+export async function takePendingSignals(db: Queryable, tenantId: string, instanceId: string, leaseEpoch?: number): Promise<PendingSignal[]> {
+  const { rows } = await db.query<{ id: string; signal_type: string; payload: unknown; created_at: Date }>({
+    name: "take_pending_signals",
+    text: TAKE_PENDING,
+    values: [tenantId, instanceId, leaseEpoch ?? null],
+  });
+  return rows.map((row) => ({ id: row.id, type: signalTypeFromText(row.signal_type), payload: row.payload ?? null, createdAt: row.created_at }));
+}

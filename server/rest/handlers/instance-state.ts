@@ -1,0 +1,54 @@
+// Instance state changes (E.10 PATCH state, E.11 PATCH context, E.14 POST retry). The rules
+// (F.2, fencing, retry only from failed) live in engine storage; here: wire shapes and limits.
+import { z } from "zod";
+import { AppError } from "../../../engine/errors.ts";
+import { INSTANCE_STATES } from "../../../engine/storage/index.ts";
+import { shape } from "../body.ts";
+import { CONTEXT_LIMIT, InstanceContext } from "../context.ts";
+import { empty, json } from "../http.ts";
+import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
+
+/** An unknown state string is a shape error (422), as serde's enum decoding makes it. */
+const StateRequest = z.object({
+  state: z.enum(INSTANCE_STATES),
+  next_fire_at: z.iso.datetime({ offset: true }).nullish().transform((value) => (value ? new Date(value) : null)),
+});
+type StateRequest = z.output<typeof StateRequest>;
+
+export const stateBody: BodySpec<StateRequest> = {
+  parse: (body) => shape(StateRequest, body),
+  tenants: () => [],
+};
+
+/** `context` is required; each of its sections missing reads as its default (Appendix 15). */
+const ContextRequest = z.object({ context: InstanceContext });
+type ContextRequest = z.output<typeof ContextRequest>;
+
+export const contextBody: BodySpec<ContextRequest> = {
+  parse: (body) => shape(ContextRequest, body),
+  tenants: () => [],
+};
+
+export async function patchState(context: RestContext<StateRequest>): Promise<Response> {
+  const id = context.params.id!;
+  const { state, next_fire_at: nextFireAt } = context.body;
+  await (await storeOwning(context, "instance", id)).patchInstanceState(id, state, nextFireAt);
+  return empty(200);
+}
+
+export async function patchContext(context: RestContext<ContextRequest>): Promise<Response> {
+  const id = context.params.id!;
+  const replacement = context.body.context;
+  const size = Buffer.byteLength(JSON.stringify(replacement));
+  if (size > CONTEXT_LIMIT) {
+    throw new AppError("payload_too_large", `context is ${size} bytes, exceeding the maximum of ${CONTEXT_LIMIT} bytes`, ["context"]);
+  }
+  await (await storeOwning(context, "instance", id)).replaceInstanceContext(id, replacement);
+  return empty(200);
+}
+
+/** Takes no body (Orch8 reads none): `{}`, nothing, or anything else is all the same. */
+export async function retry(context: RestContext<unknown>): Promise<Response> {
+  const id = context.params.id!;
+  return json(200, await (await storeOwning(context, "instance", id)).retryInstance(id));
+}

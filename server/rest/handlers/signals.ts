@@ -1,0 +1,32 @@
+// POST /instances/{id}/signals (E.12, G.1): queues a signal; the engine applies it (G.3).
+import { z } from "zod";
+import { decodeSignalType } from "../../../engine/storage/index.ts";
+import { shape } from "../body.ts";
+import { json } from "../http.ts";
+import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
+
+/** G.1: an unknown or CLI-style (`"custom:x"`) signal type is a shape error (422 plain text). */
+const SignalTypeWire = z.unknown().transform((value, ctx) => {
+  const decoded = decodeSignalType(value);
+  if (decoded.ok) return decoded.type;
+  ctx.addIssue({ code: "custom", message: decoded.reason });
+  return z.NEVER;
+});
+
+const SignalRequest = z.object({
+  signal_type: SignalTypeWire,
+  payload: z.unknown().default(null),
+});
+type SignalRequest = z.output<typeof SignalRequest>;
+
+export const signalBody: BodySpec<SignalRequest> = {
+  parse: (body) => shape(SignalRequest, body),
+  tenants: () => [],
+};
+
+export async function sendSignal(context: RestContext<SignalRequest>): Promise<Response> {
+  const id = context.params.id!;
+  const { signal_type: type, payload } = context.body;
+  const signal = await (await storeOwning(context, "instance", id)).enqueueSignalIfActive(id, { type, payload });
+  return json(201, { signal_id: signal.id });
+}

@@ -1,0 +1,184 @@
+// External workers (E.15-E.22, wire-format H): poll, report under a fenced lease, and read. A
+// worker acts for its key's tenant only; an operator key must name the tenant. A task of another
+// tenant is looked up in the acting tenant's rows only, so it is simply not found.
+import { z } from "zod";
+import { AppError, notFound } from "../../../engine/errors.ts";
+import { WORKER_TASK_STATES, type ReportOutcome, type WorkerTaskFilter, type WorkerTaskState } from "../../../engine/storage/index.ts";
+import { shape } from "../body.ts";
+import { empty, json, Rejection } from "../http.ts";
+import { requireStore, type BodySpec, type RestContext } from "../route.ts";
+import { wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
+
+/** The most tasks one poll claims (E.15); a larger limit is clamped. */
+export const POLL_LIMIT = 1000;
+/** A heartbeat checkpoint larger than this, serialized, is refused with 413 (E.19). */
+export const CHECKPOINT_LIMIT = 256 * 1024;
+const LIST_LIMIT = { default: 50, max: 1000 };
+
+/** The one 409 of a fenced report (E.17-E.19). */
+const leaseChanged = () => new AppError("conflict", "worker task lease changed");
+
+const nonBlank = (name: string) => z.string().refine((value) => value.trim() !== "", `${name} must not be blank`);
+/** Required, any JSON, null included: absent is a shape error, as serde answers a missing field. */
+const requiredJson = (name: string) => z.unknown().refine((value) => value !== undefined, `missing field \`${name}\``);
+/** u64 on the wire; JavaScript numbers are exact up to 2^53, far beyond any epoch or sequence. */
+const counter = z.int().min(0);
+
+/** Optional; a non-blank one must be the acting tenant (see bodyOf). */
+const namedTenant = z.unknown().optional();
+
+const PollRequest = z.object({
+  tenant_id: namedTenant,
+  handler_name: z.string(),
+  worker_id: nonBlank("worker_id"),
+  limit: counter.nullish().transform((value) => Math.min(value ?? 1, POLL_LIMIT)),
+  // Accepted for compatibility; tasks carry no worker version to match against.
+  version: z.unknown().optional(),
+});
+type PollRequest = z.output<typeof PollRequest>;
+
+const QueuePollRequest = PollRequest.extend({ queue_name: z.string() });
+type QueuePollRequest = z.output<typeof QueuePollRequest>;
+
+const Lease = { tenant_id: namedTenant, worker_id: z.string(), claim_epoch: counter };
+// `logs` is accepted and not kept: nothing reads it yet, and it would grow the task row unbounded.
+const logs = z.array(z.unknown()).nullish();
+
+const CompleteRequest = z.object({ ...Lease, output: requiredJson("output"), logs });
+type CompleteRequest = z.output<typeof CompleteRequest>;
+
+const FailRequest = z.object({
+  ...Lease,
+  message: z.string(),
+  retryable: z.boolean().nullish().transform((value) => value ?? false),
+  logs,
+});
+type FailRequest = z.output<typeof FailRequest>;
+
+const HeartbeatRequest = z.object({
+  ...Lease,
+  // null reads as absent, as for an Option on the wire.
+  checkpoint: z.unknown().optional(),
+  checkpoint_seq: counter.nullish(),
+});
+type HeartbeatRequest = z.output<typeof HeartbeatRequest>;
+
+/**
+ * Worker bodies need not name a tenant: the key (or an operator's X-Tenant-Id) does. One that
+ * names another tenant anyway gets the route's 404, as everywhere else.
+ */
+const bodyOf = <S extends z.ZodType>(schema: S): BodySpec<z.output<S>> => ({
+  parse: (body) => shape(schema, body),
+  tenants: (body) => [(body as { tenant_id?: unknown }).tenant_id],
+});
+
+export const pollBody = bodyOf(PollRequest);
+export const queuePollBody = bodyOf(QueuePollRequest);
+export const completeBody = bodyOf(CompleteRequest);
+export const failBody = bodyOf(FailRequest);
+export const heartbeatBody = bodyOf(HeartbeatRequest);
+
+async function poll(context: RestContext<PollRequest>, queueName: string | null): Promise<Response> {
+  const { handler_name, worker_id, limit } = context.body;
+  const tasks = await requireStore(context).pollWorkerTasks({ handlerName: handler_name, queueName, workerId: worker_id, limit });
+  return json(200, tasks.map(wireWorkerTask));
+}
+
+export function pollTasks(context: RestContext<PollRequest>): Promise<Response> {
+  return poll(context, null);
+}
+
+export function pollQueueTasks(context: RestContext<QueuePollRequest>): Promise<Response> {
+  return poll(context, context.body.queue_name);
+}
+
+const lease = (body: { worker_id: string; claim_epoch: number }) => ({ workerId: body.worker_id, claimEpoch: body.claim_epoch });
+
+function answer(outcome: ReportOutcome): Response {
+  if (outcome === "not_found") throw notFound("worker task");
+  if (outcome === "stale") throw leaseChanged();
+  return empty(200);
+}
+
+export async function completeTask(context: RestContext<CompleteRequest>): Promise<Response> {
+  const { body } = context;
+  return answer(await requireStore(context).completeWorkerTask(context.params.id!, lease(body), body.output));
+}
+
+export async function failTask(context: RestContext<FailRequest>): Promise<Response> {
+  const { body } = context;
+  const failure = { message: body.message, retryable: body.retryable };
+  return answer(await requireStore(context).failWorkerTask(context.params.id!, lease(body), failure));
+}
+
+export async function heartbeatTask(context: RestContext<HeartbeatRequest>): Promise<Response> {
+  const { body } = context;
+  const checkpoint = body.checkpoint ?? null;
+  let cas: { value: unknown; seq: number } | null = null;
+  if (checkpoint !== null) {
+    // The sequence is what makes a checkpoint write safe against a late duplicate: required.
+    if (body.checkpoint_seq === null || body.checkpoint_seq === undefined) {
+      throw new AppError("invalid_argument", "checkpoint requires checkpoint_seq", ["checkpoint_seq"]);
+    }
+    const size = Buffer.byteLength(JSON.stringify(checkpoint));
+    if (size > CHECKPOINT_LIMIT) {
+      throw new AppError("payload_too_large", `checkpoint is ${size} bytes, exceeding the maximum of ${CHECKPOINT_LIMIT} bytes`, ["checkpoint"]);
+    }
+    cas = { value: checkpoint, seq: body.checkpoint_seq };
+  }
+  const outcome = await requireStore(context).heartbeatWorkerTask(context.params.id!, lease(body), cas);
+  switch (outcome.kind) {
+    case "not_found":
+      throw notFound("worker task");
+    case "stale":
+      throw leaseChanged();
+    case "seq_mismatch":
+      throw new AppError("conflict", `worker task checkpoint changed: checkpoint_seq is ${outcome.checkpointSeq}, not ${cas!.seq}`);
+    case "ok":
+      return json(200, { checkpoint_seq: outcome.checkpointSeq });
+  }
+}
+
+export async function listTasks(context: RestContext<unknown>): Promise<Response> {
+  const tasks = await requireStore(context).listWorkerTasks(listFilter(context.url.searchParams));
+  return json(200, tasks.map(wireWorkerTask));
+}
+
+export async function taskStats(context: RestContext<unknown>): Promise<Response> {
+  const { byState, byHandler, activeWorkers } = await requireStore(context).workerTaskStats();
+  return json(200, { by_state: byState, by_handler: byHandler, active_workers: activeWorkers });
+}
+
+export async function listTaskAttempts(context: RestContext<unknown>): Promise<Response> {
+  const attempts = await requireStore(context).listWorkerTaskAttempts(context.params.id!);
+  if (!attempts) throw notFound("worker task");
+  return json(200, attempts.map(wireWorkerTaskAttempt));
+}
+
+/** Query parsing: malformed numbers are extractor rejections (400 plain text); an unknown state is the handler's 400. */
+function listFilter(query: URLSearchParams): WorkerTaskFilter {
+  const reject = (message: string) => new Rejection(400, `Failed to deserialize query string: ${message}`);
+  const count = (name: string, fallback: number, min: number) => {
+    const raw = query.get(name);
+    if (raw === null || raw === "") return fallback;
+    const value = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+    if (!(value >= min)) throw reject(`${name}: expected an integer >= ${min}`);
+    return value;
+  };
+
+  const filter: WorkerTaskFilter = {
+    offset: count("offset", 0, 0),
+    limit: Math.min(count("limit", LIST_LIMIT.default, 1), LIST_LIMIT.max),
+  };
+  const states = query.getAll("state").flatMap((value) => value.split(",")).map((state) => state.trim()).filter(Boolean);
+  if (states.length > 0) {
+    const unknown = states.find((state) => !(WORKER_TASK_STATES as readonly string[]).includes(state));
+    if (unknown !== undefined) throw new AppError("invalid_argument", `unknown state ${JSON.stringify(unknown.slice(0, 64))}`, ["state"]);
+    filter.states = states as WorkerTaskState[];
+  }
+  for (const [name, key] of [["handler_name", "handlerName"], ["worker_id", "workerId"], ["queue_name", "queueName"]] as const) {
+    const value = query.get(name);
+    if (value) filter[key] = value;
+  }
+  return filter;
+}
