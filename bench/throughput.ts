@@ -24,15 +24,20 @@ async function bulkhead(url: string, n: number): Promise<{ perSecond: number; cl
   const storage = new Storage(new StorageBackends(config.backends, { poolSize: CONCURRENCY + 4 }));
   const backend = storage.backends.primary;
   const claimMs: number[] = [];
+  const statements = new Map<string, number>();
+  const statementMs = new Map<string, number>();
   // Time the claim statement where it runs: every query named claim_due_*.
   const query = backend.pool.query.bind(backend.pool) as (...args: unknown[]) => Promise<unknown>;
   (backend.pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
-    const named = (args[0] as { name?: string })?.name?.startsWith("claim_due");
+    const statement = (args[0] as { name?: string })?.name ?? "unnamed";
+    statements.set(statement, (statements.get(statement) ?? 0) + 1);
+    const named = statement.startsWith("claim_due");
     const started = performance.now();
     try {
       return await query(...args);
     } finally {
       if (named) claimMs.push(performance.now() - started);
+      statementMs.set(statement, (statementMs.get(statement) ?? 0) + performance.now() - started);
     }
   };
 
@@ -62,6 +67,9 @@ async function bulkhead(url: string, n: number): Promise<{ perSecond: number; cl
   const seconds = (performance.now() - started) / 1000;
   await scheduler.stop();
   await Promise.all([sql.end(), storage.close()]);
+  if (process.env.BENCH_VERBOSE) {
+    for (const [k, v] of statements) console.log(`  ${k}: ${(v / total).toFixed(3)} per instance, mean ${((statementMs.get(k) ?? 0) / v).toFixed(2)} ms`);
+  }
   return { perSecond: total / seconds, claimMedianMs: median(claimMs) };
 }
 

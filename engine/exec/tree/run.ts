@@ -78,7 +78,8 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   // Only a retry brings an instance with a failed top-level block back to the engine.
   if (sequence.blocks.some((b) => cursor.nodes[b.id]?.status === "failed")) resetFailures(cursor, sequence.blocks);
   const context = normalizeContext(row.context);
-  const outputs = await loadLatestOutputs(deps.db, claim.tenantId, claim.id);
+  // Outputs are read only when a template or condition can see them, and the instance has any.
+  const outputs = row.cursor !== null && readsOutputs(sequence) ? await loadLatestOutputs(deps.db, claim.tenantId, claim.id) : {};
   // C.12: a flat sequence's failed step leaves an `__error__` marker row.
   const flat = sequence.blocks.every((b) => b.type === "step");
   const inflight = new Map<string, InFlight>();
@@ -86,6 +87,8 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   let dataPatch: DataPatch = { set: {}, unset: [] };
   const patching = { context, get dataPatch() { return dataPatch; } };
   let paused = false;
+  /** A step's result is applied to the cursor but not yet written. */
+  let unsavedStep = false;
 
   const env = (): Env => ({ cursor, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], dataPatch });
   const commit = async (state: Commit["state"], extra: Partial<Commit> = {}) => {
@@ -169,6 +172,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       if (progress.kind === "settled" && inflight.size === 0) {
         return (await commit(progress.status)) ? progress.status : "lease_lost";
       }
+      if (unsavedStep && progress.kind === "active" && (progress.runnable.length > 0 || inflight.size > 0)) {
+        unsavedStep = false;
+        if (!(await commit("running"))) return "lease_lost";
+      }
       if (paused) {
         // Pause: in-flight steps are abandoned (they run again after resume); the cursor stays.
         for (const f of inflight.values()) f.abort.abort("paused");
@@ -211,7 +218,9 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       if (result.kind === "worker") state.taskId = result.taskId;
       else if (result.kind === "success") succeed(id, state, result.output, false);
       else fail(running.step, state, result.message, result.retryable);
-      if (!(await commit("running"))) return "lease_lost";
+      // Committed at the top of the next pass: with the final state when the tree has settled
+      // (one write for the last step), else before any further step starts.
+      unsavedStep = true;
     }
   } finally {
     clearInterval(poller);
@@ -274,6 +283,18 @@ function findStep(sequence: Sequence, id: string): StepBlock | undefined {
     stack.push(...childrenOf(block));
   }
   return undefined;
+}
+
+const outputReaders = new WeakMap<Sequence, boolean>();
+
+/** Whether any string of the definition mentions `outputs.` or `steps.` (B.1, B.2 roots). */
+function readsOutputs(sequence: Sequence): boolean {
+  let reads = outputReaders.get(sequence);
+  if (reads === undefined) {
+    reads = /\b(outputs|steps)\./.test(JSON.stringify(sequence));
+    outputReaders.set(sequence, reads);
+  }
+  return reads;
 }
 
 function normalizeContext(raw: unknown): Env["context"] {
