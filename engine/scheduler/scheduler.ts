@@ -6,6 +6,7 @@ import type { EngineConfig } from "../config.ts";
 import { runTree, type PreflightInput, type PreflightOutcome, type RunEnd, type Signal } from "../exec/tree/run.ts";
 import { cancelWorkerTasks, findTaskResult, reapWorkerTasks } from "../storage/worker-tasks.ts";
 import { takePendingSignals, type PendingSignal } from "../storage/signals.ts";
+import { childOutcome, createChildInstance, findSubSequence } from "../storage/children.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Backend } from "../storage/backends.ts";
@@ -195,6 +196,11 @@ export class Scheduler {
         await cancelWorkerTasks(db, claim.tenantId, claim.id, blockIds);
       },
       takeSignals: async () => (await takePendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch)).map(toSignal),
+      children: {
+        find: (name, version) => findSubSequence(db, claim.tenantId, claim.id, name, version),
+        create: (child) => createChildInstance(db, { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch }, child),
+        outcome: (childId) => childOutcome(db, claim.tenantId, claim.id, childId),
+      },
       log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),
       now: this.now,
       interrupt,

@@ -67,8 +67,8 @@ export interface Progress {
    */
   dataPatch?: { set: Record<string, unknown>; unset: string[] };
   /**
-   * With state `waiting`: the worker tasks it waits for. If one finished while the run was
-   * still going (its worker found the instance running, so nothing woke it), the instance is
+   * With state `waiting`: the worker tasks and child instances it waits for. If one finished
+   * while the run was still going (nothing could wake a running instance), the instance is
    * scheduled, due now, instead of parked.
    */
   waitingOn?: string[];
@@ -86,11 +86,17 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
     name: "commit_progress",
     text: `WITH input AS (
              SELECT x.id, x.tenant_id, x.lease_epoch, x.cursor, x.defer_reason, x.data_patch,
-                    CASE WHEN x.state = 'waiting' AND EXISTS (
-                           SELECT 1 FROM worker_tasks w
-                            WHERE w.tenant_id = x.tenant_id AND w.instance_id = x.id
-                              AND w.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
-                              AND w.state IN ('completed', 'failed'))
+                    CASE WHEN x.state = 'waiting' AND (
+                           EXISTS (
+                             SELECT 1 FROM worker_tasks w
+                              WHERE w.tenant_id = x.tenant_id AND w.instance_id = x.id
+                                AND w.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
+                                AND w.state IN ('completed', 'failed'))
+                           OR EXISTS (
+                             SELECT 1 FROM task_instances c
+                              WHERE c.tenant_id = x.tenant_id AND c.parent_instance_id = x.id
+                                AND c.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
+                                AND c.state IN ('completed', 'failed', 'cancelled')))
                          THEN 'scheduled' ELSE x.state END AS state,
                     CASE WHEN x.state = 'waiting' THEN now() ELSE x.next_fire_at END AS next_fire_at
                FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
@@ -111,7 +117,14 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
                     completed_at = CASE WHEN x.state IN ('completed', 'failed', 'cancelled') THEN now() END
                FROM input x
               WHERE t.id = x.id AND t.tenant_id = x.tenant_id AND t.lease_epoch = x.lease_epoch AND t.state = 'running'
-              RETURNING t.id, t.tenant_id
+              RETURNING t.id, t.tenant_id, t.state, t.parent_instance_id
+           ), woken AS (
+             -- C.7: a child that ended makes its waiting parent due now
+             UPDATE task_instances p SET state = 'scheduled', next_fire_at = now(), updated_at = now()
+               FROM updated u
+              WHERE u.state IN ('completed', 'failed', 'cancelled') AND p.id = u.parent_instance_id
+                AND p.tenant_id = u.tenant_id AND p.state = 'waiting'
+             RETURNING 1
            ), inserted AS (
              INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, output_ref, output_size, attempt)
              SELECT o.id, u.tenant_id, u.id, o.block_id, o.output, o.output_ref, octet_length(o.output::text), o.attempt

@@ -194,6 +194,35 @@ export class TenantStore {
     return listWorkerTaskAttempts(this.backend.pool, this.tenantId, taskId);
   }
   // ---------------------------------------------------------------- end of worker tasks
+
+  // ---------------------------------------------------------------- execution tree
+  // GET /instances/{id}/tree (E.13) is a view of the cursor over the sequence's blocks.
+
+  /**
+   * The instance with its cursor and its sequence's definition, read in one statement so both
+   * come from the same moment. null when the tenant has no such instance; `definition` is null
+   * when the sequence is missing (the join is tenant-scoped, as the engine's own load is).
+   */
+  async getExecutionTreeSource(instanceId: string) {
+    const { rows } = await this.backend.pool.query<{
+      id: string; state: InstanceState; created_at: Date; updated_at: Date; cursor: unknown; definition: unknown;
+    }>({
+      name: "get_execution_tree_source",
+      text: `SELECT i.id, i.state, i.created_at, i.updated_at, i.cursor, s.definition
+               FROM task_instances i
+               LEFT JOIN sequences s ON s.id = i.sequence_id AND s.tenant_id = i.tenant_id
+              WHERE i.tenant_id = $1 AND i.id = $2`,
+      values: [this.tenantId, instanceId],
+    });
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      instance: { id: row.id, state: row.state, createdAt: row.created_at, updatedAt: row.updated_at },
+      cursor: row.cursor ?? null,
+      definition: row.definition ?? null,
+    };
+  }
+  // ---------------------------------------------------------------- end of execution tree
 }
 
 const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;

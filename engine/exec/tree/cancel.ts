@@ -18,7 +18,7 @@ export function requestCancel(env: Env, blocks: readonly Block[]): void {
   for (const block of blocks) {
     const state = env.cursor.nodes[block.id];
     if ((state?.status && SETTLED.has(state.status)) || shielded(block)) continue;
-    if (block.type === "step") cancelStep(env, block.id);
+    if (block.type === "step" || block.type === "sub_sequence") cancelStep(env, block.id);
     else {
       (env.cursor.nodes[block.id] ??= {}).cancelRequested = true;
       requestCancel(env, childrenOf(block));
@@ -31,7 +31,7 @@ export function cancelBlocks(env: Env, blocks: readonly Block[]): void {
   for (const block of blocks) {
     const state = env.cursor.nodes[block.id];
     if (state?.status && SETTLED.has(state.status)) continue;
-    if (block.type === "step") cancelStep(env, block.id);
+    if (block.type === "step" || block.type === "sub_sequence") cancelStep(env, block.id);
     else {
       env.cursor.nodes[block.id] = { ...state, status: "cancelled" };
       cancelBlocks(env, childrenOf(block));

@@ -10,6 +10,7 @@ import { evaluateRace } from "./blocks/race.ts";
 import { evaluateRouter } from "./blocks/router.ts";
 import { evaluateSaga } from "./blocks/saga.ts";
 import { evaluateStep } from "./blocks/step.ts";
+import { evaluateSubSequence } from "./blocks/sub-sequence.ts";
 import { evaluateTryCatch } from "./blocks/try-catch.ts";
 import { SETTLED, settled, type Env, type Progress, type Settled } from "./state.ts";
 
@@ -62,11 +63,8 @@ function dispatch(block: Block, env: Env): Progress {
       return evaluator.body(block.blocks, env);
     case "saga":
       return evaluateSaga(block, env, evaluator);
-    case "sub_sequence": {
-      const state = (env.cursor.nodes[block.id] ??= {});
-      state.failure = { message: "sub_sequence blocks are not supported by this engine yet", retryable: false };
-      return settled("failed");
-    }
+    case "sub_sequence":
+      return evaluateSubSequence(block, env);
   }
 }
 
@@ -74,6 +72,6 @@ function dispatch(block: Block, env: Env): Progress {
 function record(env: Env, block: Block, progress: Progress): Progress {
   const state = (env.cursor.nodes[block.id] ??= {});
   if (progress.kind === "settled") state.status = progress.status;
-  else if (block.type !== "step") state.status = "active";
+  else if (block.type !== "step" && block.type !== "sub_sequence") state.status = "active";
   return progress;
 }

@@ -6,8 +6,9 @@
 import type pg from "pg";
 import type { HandlerRegistry } from "../../handlers/registry.ts";
 import type { Logger } from "../../logger.ts";
-import type { Block, Sequence, StepBlock } from "../../sequence/schema.ts";
+import type { Block, Sequence, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
 import { resolveTemplates } from "../../sequence/template.ts";
+import type { ChildCreation, ChildOutcome } from "../../storage/children.ts";
 import type { ClaimedInstance } from "../../storage/claim.ts";
 import { insertWorkerTask, loadLatestOutputs, type ClaimedRow, type OutputRow, type Progress as Commit } from "../../storage/execution.ts";
 import { invokeHandler, type InvokeResult } from "../invoke.ts";
@@ -15,7 +16,7 @@ import { nextAttemptAt } from "../retry.ts";
 import { requestCancel } from "./cancel.ts";
 import { readTreeCursor } from "./cursor.ts";
 import { evaluator } from "./evaluate.ts";
-import { childrenOf, isObject, resetFailures, scopeOf, setData, type DataPatch, type Env, type NodeState, type Settled, type TreeCursor } from "./state.ts";
+import { childrenOf, isObject, resetFailures, scopeOf, setData, type DataPatch, type Env, type Leaf, type NodeState, type Settled, type TreeCursor } from "./state.ts";
 
 /** What pre-flight decided for a step (engine/exec/preflight.ts makes it). */
 export type PreflightOutcome =
@@ -55,16 +56,26 @@ export interface TreeRunDeps {
   abandonWorkerTasks: (blockIds: string[]) => Promise<void>;
   /** Pending signals of this instance, taken (consumed) in arrival order. */
   takeSignals: () => Promise<Signal[]>;
+  /** sub_sequence: the child's sequence, its creation, and how it ended. */
+  children: {
+    find: (name: string, version: number | undefined) => Promise<string | null>;
+    create: (child: { sequenceId: string; blockId: string; input: unknown }) => Promise<ChildCreation>;
+    outcome: (childId: string) => Promise<ChildOutcome | null>;
+  };
   log: Logger;
   now: () => Date;
   /** Aborted with "lease_lost" or "shutdown". */
   interrupt: AbortSignal;
 }
 
-type StepResult = InvokeResult | { kind: "deferred"; until: Date; reason: string } | { kind: "worker"; taskId: string };
+type StepResult =
+  | InvokeResult
+  | { kind: "deferred"; until: Date; reason: string }
+  | { kind: "worker"; taskId: string }
+  | { kind: "child"; childId: string };
 
 interface InFlight {
-  step: StepBlock;
+  leaf: Leaf;
   attempt: number;
   abort: AbortController;
   done: Promise<StepResult>;
@@ -127,6 +138,16 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
 
   // Steps handed to workers: take in their results.
   for (const [id, state] of Object.entries(cursor.nodes)) {
+    if (state.childId && state.status === "active") {
+      const ended = await deps.children.outcome(state.childId);
+      if (ended?.state === "completed") succeed(id, state, ended.outputs, false);
+      else if (ended) {
+        state.status = "failed";
+        state.failure = { message: `sub-sequence instance ${state.childId} ${ended.state}`, retryable: false };
+      }
+      if (ended) delete state.childId;
+      continue;
+    }
     if (!state.taskId || state.status !== "active") continue;
     const result = await deps.workerResult(state.taskId);
     if (result?.state === "completed") {
@@ -183,11 +204,11 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
         return (await commit("paused")) ? "paused" : "lease_lost";
       }
       if (progress.kind === "active") {
-        for (const step of progress.runnable) if (!inflight.has(step.id)) start(step);
+        for (const leaf of progress.runnable) if (!inflight.has(leaf.id)) start(leaf);
       }
       if (inflight.size === 0) {
         if (progress.kind === "active" && progress.waiting) {
-          const waitingOn = Object.values(cursor.nodes).flatMap((n) => (n.status === "active" && n.taskId ? [n.taskId] : []));
+          const waitingOn = Object.values(cursor.nodes).flatMap((n) => (n.status === "active" ? [n.taskId, n.childId] : []).filter((x): x is string => !!x));
           return (await commit("waiting", { waitingOn })) ? "waiting" : "lease_lost";
         }
         if (progress.kind === "active" && progress.until !== null) {
@@ -209,15 +230,16 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
         continue;
       }
       // Cancelled (race loser, cancel signal) or reset while it ran: its result is dropped.
-      if (!state || state.status !== "active" || state.attempt !== running.attempt) continue;
+      if (!state || state.status !== "active" || (state.attempt ?? 0) !== running.attempt) continue;
       if (result.kind === "deferred") {
         state.notBefore = result.until.toISOString();
         state.deferReason = result.reason;
         continue;
       }
       if (result.kind === "worker") state.taskId = result.taskId;
+      else if (result.kind === "child") state.childId = result.childId;
       else if (result.kind === "success") succeed(id, state, result.output, false);
-      else fail(running.step, state, result.message, result.retryable);
+      else fail(running.leaf.type === "step" ? running.leaf : undefined, state, result.message, result.retryable);
       // Committed at the top of the next pass: with the final state when the tree has settled
       // (one write for the last step), else before any further step starts.
       unsavedStep = true;
@@ -231,13 +253,23 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     return (await commit("scheduled", { nextFireAt: deps.now() })) ? "released" : "lease_lost";
   }
 
-  function start(step: StepBlock) {
-    const state = cursor.nodes[step.id]!;
+  function start(leaf: Leaf) {
+    const state = cursor.nodes[leaf.id]!;
     const abort = new AbortController();
     const attempt = state.attempt ?? 0;
     delete state.notBefore;
     delete state.deferReason;
-    inflight.set(step.id, { step, attempt, abort, done: execute(step, state, attempt, abort.signal) });
+    const done = leaf.type === "step" ? execute(leaf, state, attempt, abort.signal) : startChild(leaf);
+    inflight.set(leaf.id, { leaf, attempt, abort, done });
+  }
+
+  async function startChild(block: SubSequenceBlock): Promise<StepResult> {
+    const sequenceId = await deps.children.find(block.sequence_name, block.version);
+    if (!sequenceId) return { kind: "failure", retryable: false, message: `sub-sequence not found: ${block.sequence_name}` };
+    const created = await deps.children.create({ sequenceId, blockId: block.id, input: block.input });
+    if ("childId" in created) return { kind: "child", childId: created.childId };
+    if (created.error === "depth") return { kind: "failure", retryable: false, message: "sub-sequence depth limit (16) reached" };
+    return { kind: "interrupted", why: "lease_lost" };
   }
 
   async function execute(step: StepBlock, state: NodeState, attempt: number, cancelled: AbortSignal): Promise<StepResult> {

@@ -1,7 +1,7 @@
 // The one state model of the block-tree evaluator. An instance's cursor holds a NodeState per
 // block id (ids are unique across a sequence's tree, A.2); a block with no entry has not started.
 // Every block module reads and writes only its own node and asks the evaluator about children.
-import type { Block, StepBlock } from "../../sequence/schema.ts";
+import type { Block, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
 import type { Scope } from "../../sequence/paths.ts";
 import type { OutputRow } from "../../storage/execution.ts";
 
@@ -21,6 +21,8 @@ export interface NodeState {
   deferReason?: string;
   /** The worker task this step's current attempt was handed to. */
   taskId?: string;
+  /** sub_sequence: the child instance it waits for. */
+  childId?: string;
   failure?: { message: string; retryable: boolean };
   // loop, for_each
   iteration?: number;
@@ -48,13 +50,16 @@ export type Progress =
   | { kind: "settled"; status: Settled }
   | {
       kind: "active";
-      /** Steps that may run now. */
-      runnable: StepBlock[];
+      /** Leaves that may run now. */
+      runnable: Leaf[];
       /** Waiting for something outside the engine (a worker, a child instance). */
       waiting: boolean;
       /** The earliest time something blocked on time becomes due, in ms since the epoch. */
       until: number | null;
     };
+
+/** Blocks the runner executes: a step runs a handler, a sub_sequence starts a child instance. */
+export type Leaf = StepBlock | SubSequenceBlock;
 
 export const SETTLED = new Set(["completed", "failed", "cancelled", "skipped"]);
 

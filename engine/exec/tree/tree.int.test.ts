@@ -19,7 +19,7 @@ beforeAll(async () => {
   };
   scheduler = new Scheduler({
     backend: db.storage.backends.primary, handlers: createBuiltInHandlers({ httpAllow: [] }), config,
-    log: createLogger("test", "silent"), ownerId: "tree-test",
+    log: createLogger("test", process.env.TEST_LOG ?? "silent"), ownerId: "tree-test",
   });
   scheduler.start();
 });
@@ -186,6 +186,33 @@ describe("router, try_catch, a_b_split, saga (C.5, C.6, C.8, C.10)", () => {
     expect(done.state).toBe("failed");
     expect(done.context.data._error).toEqual({ failed_step: "s3", source: "saga", block_id: "sg" });
     expect((await outputs(id)).map((o) => o.block_id)).toEqual(["a1", "a2", "c2", "c1"]);
+  });
+});
+
+describe("sub_sequence (C.7)", () => {
+  it("runs a child instance, waits, and records the child's output rows under its own id", async () => {
+    await insertSequence(db, "acme", [step("say", "log", { message: "{{ context.data.x }}" })], "child-seq");
+    const id = await run([{ type: "sub_sequence", id: "call", sequence_name: "child-seq", input: { x: 7 } }, step("after", "noop")]);
+    expect((await settle(id)).state).toBe("completed");
+    const { rows: children } = await db.sql.query("SELECT id, state, metadata, context FROM task_instances WHERE parent_instance_id = $1", [id]);
+    expect(children).toHaveLength(1);
+    expect(children[0]).toMatchObject({ state: "completed", metadata: { _parent_block_id: "call", _sub_sequence_depth: 1 } });
+    expect(children[0].context.data).toEqual({ x: 7 });
+    const out = await outputs(id);
+    expect(out.map((o) => o.block_id)).toEqual(["call", "after"]);
+    expect(out[0]!.output).toEqual([expect.objectContaining({ block_id: "say", output: { message: 7 }, instance_id: children[0].id })]);
+  });
+
+  it("fails the block when the child fails, or when no such sequence exists", async () => {
+    await insertSequence(db, "acme", [step("boom", "fail")], "failing-child");
+    const failed = await run([{ type: "sub_sequence", id: "call", sequence_name: "failing-child" }]);
+    expect((await settle(failed)).state).toBe("failed");
+    const missing = await run([{ type: "sub_sequence", id: "call", sequence_name: "no-such-sequence" }]);
+    expect((await settle(missing)).state).toBe("failed");
+    // another tenant's sequence of that name is as good as missing
+    await insertSequence(db, "globex", [step("x", "noop")], "globex-only");
+    const foreign = await run([{ type: "sub_sequence", id: "call", sequence_name: "globex-only" }]);
+    expect((await settle(foreign)).state).toBe("failed");
   });
 });
 
