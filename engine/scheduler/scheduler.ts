@@ -13,7 +13,7 @@ import type { Backend } from "../storage/backends.ts";
 import { claimDueInstances, type ClaimedInstance } from "../storage/claim.ts";
 import { loadClaimed, type ClaimedRow } from "../storage/execution.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
-import { reapExpiredLeases, releaseLease, renewLeases } from "../storage/leases.ts";
+import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "../storage/leases.ts";
 import { listBudgetedTenants } from "../storage/budgets.ts";
 import { runPreflight } from "../exec/preflight.ts";
 import { SequenceCache } from "./sequence-cache.ts";
@@ -236,6 +236,7 @@ export class Scheduler {
     try {
       this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
       await reapWorkerTasks(this.deps.backend.pool, this.now());
+      await wakeDueWaiting(this.deps.backend.pool, this.now(), 500);
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {

@@ -84,23 +84,28 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
   const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
   const { rows } = await db.query<{ id: string }>({
     name: "commit_progress",
-    text: `WITH input AS (
-             SELECT x.id, x.tenant_id, x.lease_epoch, x.cursor, x.defer_reason, x.data_patch,
-                    CASE WHEN x.state = 'waiting' AND (
-                           EXISTS (
-                             SELECT 1 FROM worker_tasks w
-                              WHERE w.tenant_id = x.tenant_id AND w.instance_id = x.id
-                                AND w.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
-                                AND w.state IN ('completed', 'failed'))
-                           OR EXISTS (
-                             SELECT 1 FROM task_instances c
-                              WHERE c.tenant_id = x.tenant_id AND c.parent_instance_id = x.id
-                                AND c.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
-                                AND c.state IN ('completed', 'failed', 'cancelled')))
-                         THEN 'scheduled' ELSE x.state END AS state,
-                    CASE WHEN x.state = 'waiting' THEN now() ELSE x.next_fire_at END AS next_fire_at
-               FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
-                 AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on)
+    text: `WITH raw AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
+               AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on)
+           ), checked AS (
+             -- is what a waiting instance waits for (worker tasks, children) already over?
+             SELECT x.*, x.state = 'waiting' AND (
+                      EXISTS (SELECT 1 FROM worker_tasks w
+                               WHERE w.tenant_id = x.tenant_id AND w.instance_id = x.id
+                                 AND w.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
+                                 AND w.state IN ('completed', 'failed'))
+                      OR EXISTS (SELECT 1 FROM task_instances c
+                                  WHERE c.tenant_id = x.tenant_id AND c.parent_instance_id = x.id
+                                    AND c.id = ANY(ARRAY(SELECT jsonb_array_elements_text(x.waiting_on))::uuid[])
+                                    AND c.state IN ('completed', 'failed', 'cancelled'))) AS wait_is_over
+               FROM raw x
+           ), input AS (
+             -- then it is scheduled, due now, instead of parked (nothing could wake it while it
+             -- ran); a waiting one keeps its wake-up time (an input gate's timeout) or none
+             SELECT id, tenant_id, lease_epoch, cursor, defer_reason, data_patch,
+                    CASE WHEN wait_is_over THEN 'scheduled' ELSE state END AS state,
+                    CASE WHEN wait_is_over THEN now() ELSE next_fire_at END AS next_fire_at
+               FROM checked
            ), updated AS (
              UPDATE task_instances t
                 SET state = x.state, cursor = x.cursor, next_fire_at = x.next_fire_at, defer_reason = x.defer_reason,

@@ -73,3 +73,22 @@ export async function renewLeases(db: Queryable, leases: { id: string; leaseEpoc
   });
   return new Set(rows.map((r) => r.id));
 }
+
+/**
+ * Wakes waiting instances whose wake-up time has come (a human-input gate's timeout): they go
+ * back to `scheduled` so the engine can escalate. Bounded per call, like the reaper.
+ */
+export async function wakeDueWaiting(db: Queryable, now: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query({
+    name: "wake_due_waiting",
+    text: `WITH due AS (
+             SELECT id FROM task_instances
+              WHERE state = 'waiting' AND next_fire_at <= $1
+              ORDER BY next_fire_at LIMIT $2
+              FOR UPDATE SKIP LOCKED
+           )
+           UPDATE task_instances t SET state = 'scheduled', updated_at = $1 FROM due WHERE t.id = due.id`,
+    values: [now, limit],
+  });
+  return rowCount ?? 0;
+}

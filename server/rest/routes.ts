@@ -6,6 +6,7 @@ import { contextBody, patchContext, patchState, retry, stateBody } from "./handl
 import { createSequence, getSequence, sequenceBody } from "./handlers/sequences.ts";
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
+import { getExecutionTree } from "./handlers/tree.ts";
 import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
   pollTasks, queuePollBody, taskStats,
@@ -35,4 +36,5 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/workers/tasks", access: "tenant", notFound: "tenant", handle: listTasks }),
   defineRoute({ method: "GET", path: "/workers/tasks/stats", access: "tenant", notFound: "tenant", handle: taskStats }),
   defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),
+  defineRoute({ method: "GET", path: "/instances/{id}/tree", access: "tenant", notFound: "instance", handle: getExecutionTree }),
 ];

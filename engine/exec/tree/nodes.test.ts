@@ -178,6 +178,8 @@ describe("executionNodes: states", () => {
     step("skipped"),
     step("cancel-requested"),
     { type: "parallel", id: "par", branches: [[step("inner")]] },
+    { type: "sub_sequence", id: "sub-starting", sequence_name: "child" },
+    { type: "sub_sequence", id: "sub-child", sequence_name: "child" },
   ]);
   const nodes = cursor({
     empty: {},
@@ -190,9 +192,11 @@ describe("executionNodes: states", () => {
     "cancel-requested": { cancelRequested: true },
     par: { status: "active" },
     inner: { status: "active", reachedAt: "2026-03-01T10:00:00Z" },
+    "sub-starting": { status: "active", reachedAt: "2026-03-01T11:00:00Z" },
+    "sub-child": { status: "active", reachedAt: "2026-03-01T11:00:00Z", childId: "0190f3a8-0000-7000-8000-0000000000bb" },
   });
 
-  it("maps each cursor status; a step handed to a worker waits", () => {
+  it("maps each cursor status; a step handed to a worker, or a sub_sequence to its child, waits", () => {
     const view = executionNodes(seq, nodes, INSTANCE);
     expect(Object.fromEntries(view.map((n) => [n.block_id, n.state]))).toEqual({
       none: "pending",
@@ -206,6 +210,8 @@ describe("executionNodes: states", () => {
       "cancel-requested": "pending",
       par: "running",
       inner: "running",
+      "sub-starting": "running",
+      "sub-child": "waiting",
     });
   });
 
@@ -215,7 +221,7 @@ describe("executionNodes: states", () => {
     expect(["none", "done", "failed", "skipped"].map((id) => stateOf(view, id))).toEqual(["pending", "completed", "failed", "skipped"]);
   });
 
-  it("takes started_at from when a step was reached (else first ran), in UTC; composites have none", () => {
+  it("takes started_at from when a leaf was reached (else first ran), in UTC; composites have none", () => {
     const view = executionNodes(seq, nodes, INSTANCE);
     const at = (id: string) => view.find((n) => n.block_id === id)!.started_at;
     expect(at("active")).toBe("2026-03-01T10:00:00.000Z");
@@ -224,6 +230,7 @@ describe("executionNodes: states", () => {
     expect(at("none")).toBeNull();
     expect(at("failed")).toBeNull();
     expect(at("par")).toBeNull();
+    expect(at("sub-child")).toBe("2026-03-01T11:00:00.000Z");
     expect(view.every((n) => n.completed_at === null)).toBe(true);
 
     const onlyStarted = executionNodes(sequence([step("s")]), cursor({ s: { status: "active", startedAt: "2026-03-01T10:00:05Z" } }), INSTANCE);

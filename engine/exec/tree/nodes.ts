@@ -13,9 +13,9 @@
 //   cannot tell "not yet" from "never" without re-running the evaluator.
 // - A loop or for_each body is reset for each iteration: it shows the current iteration only,
 //   and reads as pending again once the loop has finished.
-// - started_at is known for steps only (when the engine reached the step, i.e. when it left
-//   pending). The cursor keeps no time for composites and no completion time for any block, so
-//   completed_at is always null.
+// - started_at is known for leaves only (steps and sub_sequences: when the engine reached them,
+//   i.e. when they left pending). The cursor keeps no time for composites and no completion time
+//   for any block, so completed_at is always null.
 import type { Block, BlockType, Sequence } from "../../sequence/schema.ts";
 import { sha256Hex } from "../../sequence/template.ts";
 import { readTreeCursor } from "./cursor.ts";
@@ -64,7 +64,7 @@ export function executionNodes(sequence: Pick<Sequence, "blocks">, cursor: unkno
         block_type: block.type,
         branch_index: branchIndex,
         state: nodeState(block, state, instance.state),
-        started_at: block.type === "step" ? timestamp(state.reachedAt ?? state.startedAt) : null,
+        started_at: isLeaf(block) ? timestamp(state.reachedAt ?? state.startedAt) : null,
         completed_at: null,
       });
       for (const [arm, children] of arms(block)) visit(children, id, arm);
@@ -105,13 +105,19 @@ function arms(block: Block): Arm[] {
   }
 }
 
+/** The blocks the runner executes itself; only they carry times and hand work elsewhere. */
+function isLeaf(block: Block): boolean {
+  return block.type === "step" || block.type === "sub_sequence";
+}
+
 function nodeState(block: Block, state: NodeState, instanceState: string): ExecutionNodeState {
   switch (state.status) {
     case undefined:
       return "pending";
     case "active":
-      // Handed to a worker, or the whole instance parked until something outside the engine acts.
-      return (block.type === "step" && state.taskId) || instanceState === "waiting" ? "waiting" : "running";
+      // Handed to a worker or to a child instance, or the whole instance parked until something
+      // outside the engine acts.
+      return (isLeaf(block) && (state.taskId || state.childId)) || instanceState === "waiting" ? "waiting" : "running";
     case "completed":
     case "failed":
     case "cancelled":

@@ -13,6 +13,7 @@ import type { ClaimedInstance } from "../../storage/claim.ts";
 import { insertWorkerTask, loadLatestOutputs, type ClaimedRow, type OutputRow, type Progress as Commit } from "../../storage/execution.ts";
 import { invokeHandler, type InvokeResult } from "../invoke.ts";
 import { nextAttemptAt } from "../retry.ts";
+import { HUMAN_INPUT_SIGNAL, inputGate } from "./blocks/human-input.ts";
 import { requestCancel } from "./cancel.ts";
 import { readTreeCursor } from "./cursor.ts";
 import { evaluator } from "./evaluate.ts";
@@ -126,7 +127,18 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
         // G.3: only the top-level keys of payload.data are merged; anything else is ignored.
         if (isObject(signal.payload) && isObject(signal.payload.data)) mergeData(signal.payload.data);
       }
-      // Custom signals have no built-in effect yet (human input comes with wait_for_input).
+      else if (signal.type === "custom" && signal.name.startsWith(HUMAN_INPUT_SIGNAL)) {
+        // The answer to a step's input gate, even one the instance has not reached yet.
+        const blockId = signal.name.slice(HUMAN_INPUT_SIGNAL.length);
+        const step = findStep(sequence, blockId);
+        const gate = step && inputGate(step);
+        const state = (cursor.nodes[blockId] ??= {});
+        if (gate && state.input === undefined && state.status !== "completed" && state.status !== "failed") {
+          state.input = signal.payload;
+          setData(patching, gate.store_as ?? blockId, signal.payload);
+        }
+      }
+      // Other custom signals have no built-in effect (G.3).
     }
   };
   // Steps cancelled while in flight (race losers, a cancel signal) stop at once, and the worker
@@ -209,7 +221,9 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       if (inflight.size === 0) {
         if (progress.kind === "active" && progress.waiting) {
           const waitingOn = Object.values(cursor.nodes).flatMap((n) => (n.status === "active" ? [n.taskId, n.childId] : []).filter((x): x is string => !!x));
-          return (await commit("waiting", { waitingOn })) ? "waiting" : "lease_lost";
+          // A wait with a deadline (an input gate's timeout) is woken then by the reaper.
+          const nextFireAt = progress.until === null ? null : new Date(progress.until);
+          return (await commit("waiting", { waitingOn, nextFireAt })) ? "waiting" : "lease_lost";
         }
         if (progress.kind === "active" && progress.until !== null) {
           const reason = Object.values(cursor.nodes).find((n) => n.status === "active" && n.deferReason)?.deferReason ?? "delay";
@@ -288,10 +302,11 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     } catch (error) {
       return { kind: "failure", retryable: false, message: (error as Error).message };
     }
-    const handler = deps.handlers.get(step.handler);
+    const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : step.handler;
+    const handler = deps.handlers.get(handlerName);
     if (!handler) {
       const taskId = await insertWorkerTask(deps.db, {
-        ...fence, blockId: step.id, handlerName: step.handler, queueName: step.queue_name ?? null, params,
+        ...fence, blockId: step.id, handlerName, queueName: step.queue_name ?? null, params,
         context: { data: context.data, config: context.config }, attempt, timeoutMs: step.timeout ?? null,
       });
       return taskId ? { kind: "worker", taskId } : { kind: "interrupted", why: "lease_lost" };

@@ -23,6 +23,10 @@ export interface NodeState {
   taskId?: string;
   /** sub_sequence: the child instance it waits for. */
   childId?: string;
+  /** Human input (wait_for_input, human_review): the answer, once the signal brought it. */
+  input?: unknown;
+  /** The input gate timed out and the step runs its escalation handler instead. */
+  escalated?: boolean;
   failure?: { message: string; retryable: boolean };
   // loop, for_each
   iteration?: number;

@@ -287,6 +287,39 @@ describe("signals (G)", () => {
   });
 });
 
+describe("human input (A.3 wait_for_input, human_review)", () => {
+  const answer = (id: string, blockId: string, payload: unknown) =>
+    enqueueSignalIfActive(db.sql, "acme", id, { type: { custom: `human_input:${blockId}` }, payload });
+
+  it("parks at the gate, stores the answer, then runs the step", async () => {
+    const id = await run([step("approve", "log", { message: "{{ context.data.decision.value }}" }, { wait_for_input: { prompt: "Ship it?", store_as: "decision" } })]);
+    await waitFor(id, "waiting");
+    expect((await row(id)).state).toBe("waiting");
+    await answer(id, "approve", { value: "yes" });
+    const done = await settle(id);
+    expect(done.state).toBe("completed");
+    expect(done.context.data).toEqual({ decision: { value: "yes" } });
+    expect((await outputs(id)).map((o) => o.output)).toEqual([{ message: "yes" }]);
+  });
+
+  it("human_review's answer is its output; a timeout without escalation fails the step", async () => {
+    const review = await run([step("review", "human_review", { prompt: "OK?" })]);
+    await waitFor(review, "waiting");
+    await answer(review, "review", { value: "no", comment: "typo" });
+    expect((await settle(review)).state).toBe("completed");
+    expect((await outputs(review)).map((o) => [o.block_id, o.output])).toEqual([["review", { value: "no", comment: "typo" }]]);
+
+    const late = await run([step("gate", "noop", null, { wait_for_input: { timeout: 300 } })]);
+    expect((await settle(late)).state).toBe("failed");
+  });
+
+  it("escalates to the escalation handler when the gate times out", async () => {
+    const id = await run([step("gate", "fail", null, { wait_for_input: { timeout: 300, escalation_handler: "log" } })]);
+    expect((await settle(id)).state).toBe("completed");
+    expect((await outputs(id)).map((o) => o.block_id)).toEqual(["gate"]);
+  });
+});
+
 describe("external workers (H)", () => {
   it("a completed task resumes the instance, its output is recorded and merged into context.data", async () => {
     const id = await run([step("bill", "billing_sync", { amount: 3 }), step("after", "log", { message: "{{ context.data.invoice }}" })], { customer: "c1" }, "workers");

@@ -3,6 +3,7 @@
 import { evaluateCondition } from "../../../sequence/expression.ts";
 import type { StepBlock } from "../../../sequence/schema.ts";
 import { active, node, scopeOf, settled, type Env, type Progress } from "../state.ts";
+import { evaluateGate, inputGate } from "./human-input.ts";
 
 export function evaluateStep(step: StepBlock, env: Env): Progress {
   const state = node(env, step.id);
@@ -25,6 +26,11 @@ export function evaluateStep(step: StepBlock, env: Env): Progress {
     state.reachedAt = env.now.toISOString();
   }
   if (state.taskId) return active({ waiting: true });
+  const gate = inputGate(step);
+  if (gate) {
+    const waiting = evaluateGate(step, gate, state, env);
+    if (waiting) return waiting;
+  }
   const due = state.notBefore ? Date.parse(state.notBefore) : 0;
   if (due > env.now.getTime()) return active({ until: due });
   return active({ runnable: [step] });

@@ -1,0 +1,40 @@
+// Human input (A.3 wait_for_input, the human_review handler, G.3 custom signals): a step with a
+// gate waits, with the instance `waiting`, until the custom signal `human_input:<block id>`
+// brings the answer (stored under context.data[store_as or block id]). After `timeout` the
+// gate escalates: the step runs `escalation_handler` instead, or fails when there is none. A
+// human_review step is all gate: the answer is its output.
+import { HumanInputDef, type StepBlock } from "../../../sequence/schema.ts";
+import { active, settled, type Env, type NodeState, type Progress } from "../state.ts";
+
+export const HUMAN_INPUT_SIGNAL = "human_input:";
+
+/** The step's input gate: its wait_for_input, or a human_review step's params. */
+export function inputGate(step: StepBlock): HumanInputDef | undefined {
+  if (step.wait_for_input) return step.wait_for_input;
+  if (step.handler !== "human_review") return undefined;
+  const parsed = HumanInputDef.safeParse(step.params ?? {});
+  return parsed.success ? parsed.data : HumanInputDef.parse({});
+}
+
+/** Where the gate stands: null once the step may go on to run its handler. */
+export function evaluateGate(step: StepBlock, gate: HumanInputDef, state: NodeState, env: Env): Progress | null {
+  if (state.input !== undefined) {
+    if (step.handler !== "human_review") return null;
+    state.status = "completed";
+    env.outputs[step.id] = state.input;
+    env.newOutputs.push({ blockId: step.id, output: state.input, attempt: state.attempt ?? 0 });
+    return settled("completed");
+  }
+  if (state.escalated) return null;
+  const timesOutAt = gate.timeout === undefined ? null : Date.parse(state.reachedAt!) + gate.timeout;
+  if (timesOutAt !== null && env.now.getTime() >= timesOutAt) {
+    if (gate.escalation_handler) {
+      state.escalated = true;
+      return null;
+    }
+    state.status = "failed";
+    state.failure = { message: "human input timed out", retryable: false };
+    return settled("failed");
+  }
+  return active({ waiting: true, until: timesOutAt });
+}
