@@ -45,7 +45,8 @@ export interface TreeInstance {
 
 /** One node per block of the main tree, depth-first, parents before children, in declaration order. */
 export function executionNodes(sequence: Pick<Sequence, "blocks">, cursor: unknown, instance: TreeInstance): ExecutionNode[] {
-  const stored = readTreeCursor(cursor, sequence as Sequence).nodes;
+  const tree = readTreeCursor(cursor, sequence as Sequence);
+  const stored = tree.nodes;
   // A hand-edited or corrupt cursor must not break the view: unreadable parts read as not started.
   const nodes: Record<string, unknown> = isObject(stored) ? stored : {};
   const instanceId = instance.id.toLowerCase();
@@ -70,7 +71,8 @@ export function executionNodes(sequence: Pick<Sequence, "blocks">, cursor: unkno
       for (const [arm, children] of arms(block)) visit(children, id, arm);
     }
   };
-  visit(sequence.blocks, null, null);
+  // An instance that modified itself (self_modify) has top-level blocks of its own.
+  visit(Array.isArray(tree.blocks) ? tree.blocks : sequence.blocks, null, null);
   return out;
 }
 

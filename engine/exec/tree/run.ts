@@ -15,6 +15,7 @@ import { invokeHandler, type InvokeResult } from "../invoke.ts";
 import { nextAttemptAt } from "../retry.ts";
 import { HUMAN_INPUT_SIGNAL, inputGate } from "./blocks/human-input.ts";
 import { requestCancel } from "./cancel.ts";
+import { effectiveBlocks, injectBlocks } from "./self-modify.ts";
 import { readTreeCursor } from "./cursor.ts";
 import { evaluator } from "./evaluate.ts";
 import { childrenOf, isObject, resetFailures, scopeOf, setData, type DataPatch, type Env, type Leaf, type NodeState, type Settled, type TreeCursor } from "./state.ts";
@@ -73,7 +74,8 @@ type StepResult =
   | InvokeResult
   | { kind: "deferred"; until: Date; reason: string }
   | { kind: "worker"; taskId: string }
-  | { kind: "child"; childId: string };
+  | { kind: "child"; childId: string }
+  | { kind: "modified"; output: unknown; blocks: Block[] };
 
 interface InFlight {
   leaf: Leaf;
@@ -88,12 +90,14 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   const fence = { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch };
   const cursor: TreeCursor = readTreeCursor(row.cursor, sequence);
   // Only a retry brings an instance with a failed top-level block back to the engine.
-  if (sequence.blocks.some((b) => cursor.nodes[b.id]?.status === "failed")) resetFailures(cursor, sequence.blocks);
+  // The top-level blocks, which a self_modify step may extend while the instance runs.
+  const blocks = () => effectiveBlocks(sequence, cursor);
+  if (blocks().some((b) => cursor.nodes[b.id]?.status === "failed")) resetFailures(cursor, blocks());
   const context = normalizeContext(row.context);
   // Outputs are read only when a template or condition can see them, and the instance has any.
   const outputs = row.cursor !== null && readsOutputs(sequence) ? await loadLatestOutputs(deps.db, claim.tenantId, claim.id) : {};
   // C.12: a flat sequence's failed step leaves an `__error__` marker row.
-  const flat = sequence.blocks.every((b) => b.type === "step");
+  const flat = blocks().every((b) => b.type === "step");
   const inflight = new Map<string, InFlight>();
   let unsaved: OutputRow[] = [];
   let dataPatch: DataPatch = { set: {}, unset: [] };
@@ -119,7 +123,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     for (const signal of await deps.takeSignals()) {
       if (signal.type === "cancel") {
         const pass = env();
-        requestCancel(pass, sequence.blocks);
+        requestCancel(pass, blocks());
         await settleAbandoned(pass.abandoned);
       } else if (signal.type === "pause") paused = true;
       else if (signal.type === "resume") paused = false;
@@ -130,7 +134,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       else if (signal.type === "custom" && signal.name.startsWith(HUMAN_INPUT_SIGNAL)) {
         // The answer to a step's input gate, even one the instance has not reached yet.
         const blockId = signal.name.slice(HUMAN_INPUT_SIGNAL.length);
-        const step = findStep(sequence, blockId);
+        const step = findStep(blocks(), blockId);
         const gate = step && inputGate(step);
         const state = (cursor.nodes[blockId] ??= {});
         if (gate && state.input === undefined && state.status !== "completed" && state.status !== "failed") {
@@ -167,7 +171,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       succeed(id, state, result.output, true);
     } else if (result?.state === "failed") {
       delete state.taskId;
-      fail(findStep(sequence, id), state, result.message, result.retryable);
+      fail(findStep(blocks(), id), state, result.message, result.retryable);
     }
   }
   if (row.hasSignals) await applySignals();
@@ -198,7 +202,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     for (;;) {
       if (deps.interrupt.aborted) return await release();
       const pass = env();
-      const progress = evaluator.body(sequence.blocks, pass);
+      const progress = evaluator.body(blocks(), pass);
       unsaved.push(...pass.newOutputs);
       await settleAbandoned(pass.abandoned);
 
@@ -252,6 +256,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       }
       if (result.kind === "worker") state.taskId = result.taskId;
       else if (result.kind === "child") state.childId = result.childId;
+      else if (result.kind === "modified") {
+        cursor.blocks = result.blocks;
+        succeed(id, state, result.output, false);
+      }
       else if (result.kind === "success") succeed(id, state, result.output, false);
       else fail(running.leaf.type === "step" ? running.leaf : undefined, state, result.message, result.retryable);
       // Committed at the top of the next pass: with the final state when the tree has settled
@@ -302,6 +310,13 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     } catch (error) {
       return { kind: "failure", retryable: false, message: (error as Error).message };
     }
+    if (step.handler === "self_modify") {
+      try {
+        return { kind: "modified", ...injectBlocks(sequence, cursor, step, params) };
+      } catch (error) {
+        return { kind: "failure", retryable: false, message: (error as Error).message };
+      }
+    }
     const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : step.handler;
     const handler = deps.handlers.get(handlerName);
     if (!handler) {
@@ -323,8 +338,8 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   }
 }
 
-function findStep(sequence: Sequence, id: string): StepBlock | undefined {
-  const stack: Block[] = [...sequence.blocks];
+function findStep(blocks: readonly Block[], id: string): StepBlock | undefined {
+  const stack: Block[] = [...blocks];
   for (let block = stack.pop(); block; block = stack.pop()) {
     if (block.type === "step" && block.id === id) return block;
     stack.push(...childrenOf(block));

@@ -47,6 +47,8 @@ export interface NodeState {
 export interface TreeCursor {
   v: 2;
   nodes: Record<string, NodeState>;
+  /** This instance's own top-level blocks, once a `self_modify` step has added some. */
+  blocks?: Block[];
 }
 
 /** What a block (or a body of blocks) amounts to right now. */

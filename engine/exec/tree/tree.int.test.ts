@@ -320,6 +320,27 @@ describe("human input (A.3 wait_for_input, human_review)", () => {
   });
 });
 
+describe("self_modify", () => {
+  it("adds validated blocks to its own instance, after itself, in the same write as its output", async () => {
+    const id = await run([
+      step("grow", "self_modify", { blocks: [step("added", "log", { message: "hi" })] }),
+      step("last", "noop"),
+    ]);
+    expect((await settle(id)).state).toBe("completed");
+    const out = await outputs(id);
+    expect(out.map((o) => o.block_id)).toEqual(["grow", "added", "last"]);
+    expect(out[0]!.output).toEqual({ injected_count: 1, position: 1 });
+  });
+
+  it("refuses blocks that break the rules (a duplicate id) and fails the step, changing nothing", async () => {
+    const id = await run([step("grow", "self_modify", { blocks: [step("grow", "noop")] }), step("last", "noop")]);
+    expect((await settle(id)).state).toBe("failed");
+    const { rows } = await db.sql.query("SELECT cursor FROM task_instances WHERE id = $1", [id]);
+    expect(rows[0].cursor.blocks).toBeUndefined();
+    expect(count(await outputs(id), "last")).toBe(0);
+  });
+});
+
 describe("external workers (H)", () => {
   it("a completed task resumes the instance, its output is recorded and merged into context.data", async () => {
     const id = await run([step("bill", "billing_sync", { amount: 3 }), step("after", "log", { message: "{{ context.data.invoice }}" })], { customer: "c1" }, "workers");
