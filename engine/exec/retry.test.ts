@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, nextAttemptAt } from "./retry.ts";
+import { backoffMs, mayRetry, nextAttemptAt } from "./retry.ts";
 
 const policy = { max_attempts: 4, initial_backoff: 100, max_backoff: 500, backoff_multiplier: 2 };
 const now = new Date("2026-01-01T00:00:00Z");
@@ -20,5 +20,19 @@ describe("retry", () => {
   it("never retries a permanent failure, nor a retryable one without a policy", () => {
     expect(nextAttemptAt(policy, 0, false, now)).toBeNull();
     expect(nextAttemptAt(null, 0, true, now)).toBeNull();
+  });
+});
+
+describe("retry filters", () => {
+  const always = () => true;
+  it("refuse a message carrying a non-retryable code", () => {
+    expect(mayRetry({ retry_if: undefined, non_retryable_codes: ["HTTP 404"] }, "HTTP 404 Not Found: gone", always)).toBe(false);
+    expect(mayRetry({ retry_if: undefined, non_retryable_codes: ["HTTP 404"] }, "HTTP 503 Service Unavailable", always)).toBe(true);
+  });
+  it("ask retry_if when it is set", () => {
+    const seen: string[] = [];
+    expect(mayRetry({ retry_if: "runtime.attempt < 2", non_retryable_codes: undefined }, "x", (e) => (seen.push(e), false))).toBe(false);
+    expect(seen).toEqual(["runtime.attempt < 2"]);
+    expect(mayRetry(null, "x", () => false)).toBe(true);
   });
 });

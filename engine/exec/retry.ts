@@ -17,3 +17,19 @@ export function nextAttemptAt(policy: Backoff | null | undefined, attempt: numbe
   if (!retryable || !policy || attempt + 1 >= policy.max_attempts) return null;
   return new Date(now.getTime() + backoffMs(policy, attempt));
 }
+
+/**
+ * Whether a retryable failure may be retried under the policy's filters: none of
+ * `non_retryable_codes` appears in the failure's message (handlers put codes such as "HTTP 404"
+ * or a worker's error code in it), and `retry_if`, when set, is truthy. The expression is
+ * lenient (a parse error reads as false) and sees `runtime.error` and `runtime.attempt`.
+ */
+export function mayRetry(
+  policy: Pick<RetryPolicy, "retry_if" | "non_retryable_codes"> | null | undefined,
+  message: string,
+  retryIf: (expression: string) => boolean,
+): boolean {
+  if (!policy) return true;
+  if (policy.non_retryable_codes?.some((code) => code !== "" && message.includes(code))) return false;
+  return policy.retry_if === undefined || retryIf(policy.retry_if);
+}

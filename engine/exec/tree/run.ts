@@ -11,8 +11,11 @@ import { resolveTemplates } from "../../sequence/template.ts";
 import type { ChildCreation, ChildOutcome } from "../../storage/children.ts";
 import type { ClaimedInstance } from "../../storage/claim.ts";
 import { insertWorkerTask, loadLatestOutputs, type ClaimedRow, type OutputRow, type Progress as Commit } from "../../storage/execution.ts";
+import { visibleContext } from "../context-access.ts";
 import { invokeHandler, type InvokeResult } from "../invoke.ts";
-import { nextAttemptAt } from "../retry.ts";
+import type { HandlerInput } from "../../handlers/types.ts";
+import { mayRetry, nextAttemptAt } from "../retry.ts";
+import { evaluateCondition } from "../../sequence/expression.ts";
 import { HUMAN_INPUT_SIGNAL, inputGate } from "./blocks/human-input.ts";
 import { requestCancel } from "./cancel.ts";
 import { effectiveBlocks, injectBlocks } from "./self-modify.ts";
@@ -92,7 +95,14 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   // Only a retry brings an instance with a failed top-level block back to the engine.
   // The top-level blocks, which a self_modify step may extend while the instance runs.
   const blocks = () => effectiveBlocks(sequence, cursor);
-  if (blocks().some((b) => cursor.nodes[b.id]?.status === "failed")) resetFailures(cursor, blocks());
+  if (!cursor.cleanup && blocks().some((b) => cursor.nodes[b.id]?.status === "failed")) resetFailures(cursor, blocks());
+  // A.1 on_failure / on_cancel: after the main tree ends failed or cancelled, its cleanup tree
+  // runs best-effort in an id space of its own; the instance then ends as the main tree did.
+  const cleanupOf = (status: Settled) => (status === "failed" ? sequence.on_failure : status === "cancelled" ? sequence.on_cancel : undefined);
+  const cleanupTree = (c: NonNullable<TreeCursor["cleanup"]>): TreeCursor => ({ v: 2, nodes: c.nodes });
+  /** The tree being run: the main one, or the cleanup tree. Node lookups go through it. */
+  let tree: TreeCursor = cursor.cleanup ? cleanupTree(cursor.cleanup) : cursor;
+  const phaseBlocks = () => (cursor.cleanup ? (cleanupOf(cursor.cleanup.status) ?? []) : blocks());
   const context = normalizeContext(row.context);
   // Outputs are read only when a template or condition can see them, and the instance has any.
   const outputs = row.cursor !== null && readsOutputs(sequence) ? await loadLatestOutputs(deps.db, claim.tenantId, claim.id) : {};
@@ -106,7 +116,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   /** A step's result is applied to the cursor but not yet written. */
   let unsavedStep = false;
 
-  const env = (): Env => ({ cursor, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], dataPatch });
+  const env = (): Env => ({ cursor: tree, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], dataPatch });
   const commit = async (state: Commit["state"], extra: Partial<Commit> = {}) => {
     const changed = Object.keys(dataPatch.set).length > 0 || dataPatch.unset.length > 0;
     const written = await deps.commit({ ...fence, state, cursor, outputs: unsaved, ...(changed ? { dataPatch } : {}), ...extra });
@@ -122,6 +132,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   const applySignals = async (): Promise<void> => {
     for (const signal of await deps.takeSignals()) {
       if (signal.type === "cancel") {
+        if (cursor.cleanup) continue; // the cleanup tree runs to its end
         const pass = env();
         requestCancel(pass, blocks());
         await settleAbandoned(pass.abandoned);
@@ -148,12 +159,12 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   // Steps cancelled while in flight (race losers, a cancel signal) stop at once, and the worker
   // tasks of abandoned blocks go.
   const settleAbandoned = async (ids: string[]) => {
-    for (const [id, f] of inflight) if (cursor.nodes[id]?.status !== "active") f.abort.abort("cancelled");
+    for (const [id, f] of inflight) if (tree.nodes[id]?.status !== "active") f.abort.abort("cancelled");
     if (ids.length) await deps.abandonWorkerTasks(ids);
   };
 
   // Steps handed to workers: take in their results.
-  for (const [id, state] of Object.entries(cursor.nodes)) {
+  for (const [id, state] of Object.entries(tree.nodes)) {
     if (state.childId && state.status === "active") {
       const ended = await deps.children.outcome(state.childId);
       if (ended?.state === "completed") succeed(id, state, ended.outputs, false);
@@ -171,7 +182,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       succeed(id, state, result.output, true);
     } else if (result?.state === "failed") {
       delete state.taskId;
-      fail(findStep(blocks(), id), state, result.message, result.retryable);
+      fail(findStep(phaseBlocks(), id), state, result.message, result.retryable);
     }
   }
   if (row.hasSignals) await applySignals();
@@ -186,7 +197,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   }
   function fail(step: StepBlock | undefined, state: NodeState, message: string, retryable: boolean) {
     const attempt = state.attempt ?? 0;
-    const retryAt = step ? nextAttemptAt(step.retry, attempt, retryable, deps.now()) : null;
+    const retryIf = (expression: string) =>
+      evaluateCondition(expression, { ...scopeOf(env()), runtime: { error: message, attempt } }, "lenient", true);
+    const allowed = retryable && mayRetry(step?.retry, message, retryIf);
+    const retryAt = step ? nextAttemptAt(step.retry, attempt, allowed, deps.now()) : null;
     if (retryAt) {
       state.attempt = attempt + 1;
       state.notBefore = retryAt.toISOString();
@@ -202,12 +216,18 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     for (;;) {
       if (deps.interrupt.aborted) return await release();
       const pass = env();
-      const progress = evaluator.body(blocks(), pass);
+      const progress = evaluator.body(phaseBlocks(), pass);
       unsaved.push(...pass.newOutputs);
       await settleAbandoned(pass.abandoned);
 
       if (progress.kind === "settled" && inflight.size === 0) {
-        return (await commit(progress.status)) ? progress.status : "lease_lost";
+        if (!cursor.cleanup && progress.status !== "completed" && cleanupOf(progress.status)?.length) {
+          cursor.cleanup = { status: progress.status, nodes: {} };
+          tree = cleanupTree(cursor.cleanup);
+          continue;
+        }
+        const status = cursor.cleanup?.status ?? progress.status;
+        return (await commit(status)) ? status : "lease_lost";
       }
       if (unsavedStep && progress.kind === "active" && (progress.runnable.length > 0 || inflight.size > 0)) {
         unsavedStep = false;
@@ -224,13 +244,13 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       }
       if (inflight.size === 0) {
         if (progress.kind === "active" && progress.waiting) {
-          const waitingOn = Object.values(cursor.nodes).flatMap((n) => (n.status === "active" ? [n.taskId, n.childId] : []).filter((x): x is string => !!x));
+          const waitingOn = Object.values(tree.nodes).flatMap((n) => (n.status === "active" ? [n.taskId, n.childId] : []).filter((x): x is string => !!x));
           // A wait with a deadline (an input gate's timeout) is woken then by the reaper.
           const nextFireAt = progress.until === null ? null : new Date(progress.until);
           return (await commit("waiting", { waitingOn, nextFireAt })) ? "waiting" : "lease_lost";
         }
         if (progress.kind === "active" && progress.until !== null) {
-          const reason = Object.values(cursor.nodes).find((n) => n.status === "active" && n.deferReason)?.deferReason ?? "delay";
+          const reason = Object.values(tree.nodes).find((n) => n.status === "active" && n.deferReason)?.deferReason ?? "delay";
           const written = await commit("scheduled", { nextFireAt: new Date(progress.until), deferReason: reason });
           return written ? (reason === "retry" ? "scheduled" : "deferred") : "lease_lost";
         }
@@ -240,7 +260,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       const [id, result] = await Promise.race([...inflight].map(([key, f]) => f.done.then((r) => [key, r] as const)));
       const running = inflight.get(id)!;
       inflight.delete(id);
-      const state = cursor.nodes[id];
+      const state = tree.nodes[id];
       if (result.kind === "interrupted") {
         if (result.why === "lease_lost") return "lease_lost";
         if (result.why === "shutdown") return await release();
@@ -276,7 +296,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   }
 
   function start(leaf: Leaf) {
-    const state = cursor.nodes[leaf.id]!;
+    const state = tree.nodes[leaf.id]!;
     const abort = new AbortController();
     const attempt = state.attempt ?? 0;
     delete state.notBefore;
@@ -322,7 +342,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     if (!handler) {
       const taskId = await insertWorkerTask(deps.db, {
         ...fence, blockId: step.id, handlerName, queueName: step.queue_name ?? null, params,
-        context: { data: context.data, config: context.config }, attempt, timeoutMs: step.timeout ?? null,
+        context: visibleContext(context, step.context_access), attempt, timeoutMs: step.timeout ?? null,
       });
       return taskId ? { kind: "worker", taskId } : { kind: "interrupted", why: "lease_lost" };
     }
@@ -330,7 +350,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       handler,
       {
         tenantId: claim.tenantId, instanceId: claim.id, blockId: step.id, attempt, params,
-        context: { data: context.data ?? null, config: context.config ?? null }, log: deps.log.child({ block_id: step.id }),
+        context: visibleContext(context, step.context_access) as HandlerInput["context"], log: deps.log.child({ block_id: step.id }),
       },
       // A cancelled step's handler stops like an interrupted one; its result is dropped above.
       { timeoutMs: step.timeout, interrupt: AbortSignal.any([deps.interrupt, cancelled]) },

@@ -49,6 +49,11 @@ export interface TreeCursor {
   nodes: Record<string, NodeState>;
   /** This instance's own top-level blocks, once a `self_modify` step has added some. */
   blocks?: Block[];
+  /**
+   * Set once the main tree ended failed or cancelled and its cleanup tree (on_failure /
+   * on_cancel) runs: the status the instance will end with, and the cleanup tree's own nodes.
+   */
+  cleanup?: { status: "failed" | "cancelled"; nodes: Record<string, NodeState> };
 }
 
 /** What a block (or a body of blocks) amounts to right now. */

@@ -320,6 +320,73 @@ describe("human input (A.3 wait_for_input, human_review)", () => {
   });
 });
 
+describe("more of C and A.3", () => {
+  it("a cancellation_scope and a `cancellable: false` step finish under cancel; what follows is cancelled", async () => {
+    const id = await run([
+      { type: "parallel", id: "p", branches: [
+        [{ type: "cancellation_scope", id: "scope", blocks: [sleep("shielded", 500)] }],
+        [sleep("stubborn", 500, { cancellable: false })],
+        [sleep("plain", 5000)],
+      ] },
+      step("next", "noop"),
+    ]);
+    await waitFor(id, "running");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await enqueueSignalIfActive(db.sql, "acme", id, { type: "cancel", payload: null });
+    expect((await settle(id)).state).toBe("cancelled");
+    const out = await outputs(id);
+    expect(out.map((o) => o.block_id).sort()).toEqual(["shielded", "stubborn"]);
+  });
+
+  it("continue_on_error keeps a loop going; poll_interval spaces its iterations", async () => {
+    const id = await run([{ type: "loop", id: "lp", condition: "true", max_iterations: 3, continue_on_error: true, body: [step("f", "fail")] }]);
+    expect((await settle(id)).state).toBe("completed");
+    expect((await outputs(id)).filter((o) => o.block_id === "lp")).toHaveLength(3);
+    const spaced = await run([{ type: "loop", id: "lp", condition: "true", max_iterations: 2, poll_interval: 1, body: [step("t", "noop")] }]);
+    const done = await settle(spaced);
+    expect(done.state).toBe("completed");
+    expect(new Date(done.completed_at).getTime() - new Date(done.created_at).getTime()).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("a race deletes its losers' worker tasks", async () => {
+    const id = await run([{ type: "race", id: "r", branches: [[step("ext", "slow_vendor")], [sleep("quick", 100)]] }], null, "race-workers");
+    expect((await settle(id)).state).toBe("completed");
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM worker_tasks WHERE instance_id = $1", [id]);
+    expect(rows[0].n).toBe(0);
+    const { rows: events } = await db.sql.query("SELECT event FROM worker_task_attempts WHERE tenant_id = 'race-workers'");
+    expect(events.map((e) => e.event)).toEqual(["cancelled"]);
+  });
+
+  it("retry_if and non_retryable_codes filter retries", async () => {
+    const retry = (extra: object) => ({ retry: { max_attempts: 3, initial_backoff: 10, max_backoff: 10, ...extra } });
+    const gated = await run([step("f", "fail", { message: "boom", retryable: true }, retry({ retry_if: "runtime.attempt < 1" }))]);
+    const blocked = await run([step("f", "fail", { message: "E_FATAL: no", retryable: true }, retry({ non_retryable_codes: ["E_FATAL"] }))]);
+    const attempt = async (id: string) => (await db.sql.query("SELECT cursor FROM task_instances WHERE id = $1", [id])).rows[0].cursor.nodes.f.attempt;
+    expect((await settle(gated)).state).toBe("failed");
+    expect((await settle(blocked)).state).toBe("failed");
+    expect(await attempt(gated)).toBe(1); // one retry, then retry_if was false
+    expect(await attempt(blocked)).toBe(0); // never retried
+  });
+
+  it("on_failure runs after a failure and the instance still ends failed", async () => {
+    const seq = await insertSequence(db, "acme", [step("bad", "fail")]);
+    await db.sql.query(`UPDATE sequences SET definition = definition || '{"on_failure": [{"type": "step", "id": "bad", "handler": "log", "params": {"message": "cleaning up"}}]}' WHERE id = $1`, [seq]);
+    const [id] = await insertInstancesOf(db, "acme", seq);
+    expect((await settle(id!)).state).toBe("failed");
+    expect((await outputs(id!)).map((o) => [o.block_id, o.output])).toEqual([
+      ["bad", { __error__: true, retryable: false, message: "forced failure" }],
+      ["bad", { message: "cleaning up" }],
+    ]);
+  });
+
+  it("a worker task sees only the context its step's context_access allows", async () => {
+    const id = await run([step("ext", "narrow_worker", null, { context_access: { data: { fields: ["public"] }, config: false } })], { public: 1, secret: 2 }, "narrow");
+    await waitFor(id, "waiting");
+    const { rows } = await db.sql.query("SELECT context FROM worker_tasks WHERE instance_id = $1", [id]);
+    expect(rows[0].context).toEqual({ data: { public: 1 } });
+  });
+});
+
 describe("self_modify", () => {
   it("adds validated blocks to its own instance, after itself, in the same write as its output", async () => {
     const id = await run([
