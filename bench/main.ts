@@ -1,6 +1,7 @@
 // `npm run bench -- <name>`: benchmarks that print figures measured in one run beside a peer.
 const benches: Record<string, () => Promise<void>> = {
   throughput: () => import("./throughput.ts").then((m) => m.main()),
+  breaker: () => import("./breaker.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";

@@ -62,7 +62,7 @@ async function bulkhead(url: string, n: number): Promise<{ perSecond: number; cl
   const scheduler = new Scheduler({
     backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench",
   });
-  scheduler.start();
+  await scheduler.start();
   await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state = 'completed'")).rows[0].n === total);
   const seconds = (performance.now() - started) / 1000;
   await scheduler.stop();

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     await storage.backends.get(id).pool.query("SELECT 1");
     log.info({ backend_id: id }, "backend connected");
   }
-  for (const scheduler of schedulers) scheduler.start();
+  for (const scheduler of schedulers) await scheduler.start();
   log.info({ backends: storage.backends.ids(), owner: ownerId, tick_ms: config.BULKHEAD_TICK_MS }, "engine started");
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

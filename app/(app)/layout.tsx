@@ -15,6 +15,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         <TenantSwitcher tenants={me.tenants} />
         <nav className="nav" aria-label="Main">
           {me.isOperator && <Link href="/ops">Operator console</Link>}
+          {me.isOperator && <Link href="/ops/breakers">Breakers</Link>}
         </nav>
         <span className="topbar-spacer" />
         <span className="topbar-user">{me.email}</span>

@@ -25,9 +25,10 @@ afterAll(() => db.drop());
 const config: SchedulerConfig = {
   BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
   BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
+  BULKHEAD_BREAKER_THRESHOLD: 5, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
 };
 
-function startScheduler(overrides: Partial<SchedulerConfig> = {}) {
+async function startScheduler(overrides: Partial<SchedulerConfig> = {}) {
   scheduler = new Scheduler({
     backend: db.storage.backends.primary,
     handlers: createBuiltInHandlers({ httpAllow: [] }),
@@ -35,7 +36,7 @@ function startScheduler(overrides: Partial<SchedulerConfig> = {}) {
     log: createLogger("test", "silent"),
     ownerId: "test-engine",
   });
-  scheduler.start();
+  await scheduler.start();
   return scheduler;
 }
 
@@ -64,7 +65,7 @@ describe("the scheduler", () => {
   it("runs a flat sequence step after step to completed, recording each output", async () => {
     const seq = await insertSequence(db, "acme", [step("a", "log", { message: "hi" }), step("b", "noop"), step("c", "sleep", { duration_ms: 30 })]);
     const [id] = await insertInstancesOf(db, "acme", seq);
-    startScheduler();
+    await startScheduler();
     const done = await until(() => instance(id!), (i) => i.state === "completed");
     expect(done.state).toBe("completed");
     expect(done.completed_at).not.toBeNull();
@@ -79,7 +80,7 @@ describe("the scheduler", () => {
     const retry = { max_attempts: 3, initial_backoff: 200, max_backoff: 1000, backoff_multiplier: 2 };
     const seq = await insertSequence(db, "acme", [step("flaky", "fail", { message: "vendor down", retryable: true }, { retry })]);
     const [id] = await insertInstancesOf(db, "acme", seq);
-    startScheduler();
+    await startScheduler();
 
     const first = await until(() => instance(id!), (i) => i.state === "scheduled" && i.cursor?.nodes?.flaky?.attempt === 1);
     expect(first.defer_reason).toBe("retry");
@@ -102,7 +103,7 @@ describe("the scheduler", () => {
     const noPolicy = await insertSequence(db, "acme", [step("y", "fail", { retryable: true })]);
     const [a] = await insertInstancesOf(db, "acme", permanent);
     const [b] = await insertInstancesOf(db, "acme", noPolicy);
-    startScheduler();
+    await startScheduler();
     expect((await until(() => instance(a!), (i) => i.state === "failed")).cursor.nodes.x.attempt).toBe(0);
     expect((await until(() => instance(b!), (i) => i.state === "failed")).state).toBe("failed");
   });
@@ -111,7 +112,7 @@ describe("the scheduler", () => {
     const retry = { max_attempts: 2, initial_backoff: 50, max_backoff: 50 };
     const seq = await insertSequence(db, "acme", [step("slow", "sleep", { duration_ms: 2000 }, { timeout: 100, retry })]);
     const [id] = await insertInstancesOf(db, "acme", seq);
-    startScheduler();
+    await startScheduler();
     const final = await until(() => instance(id!), (i) => i.state === "failed");
     expect(final.cursor.nodes.slow.attempt).toBe(1);
     expect(await outputs(id!)).toEqual([
@@ -122,7 +123,7 @@ describe("the scheduler", () => {
   it("hands a step with a handler that is not built in to an external worker and waits", async () => {
     const seq = await insertSequence(db, "acme", [step("first", "noop"), step("ext", "billing_sync", { invoice: 7 }, { queue_name: "billing", timeout: 1500 })]);
     const [id] = await insertInstancesOf(db, "acme", seq, 1, { data: { customer: "c1" }, config: null });
-    startScheduler();
+    await startScheduler();
     const waiting = await until(() => instance(id!), (i) => i.state === "waiting");
     expect(waiting.state).toBe("waiting");
     const { rows } = await db.sql.query("SELECT tenant_id, block_id, handler_name, queue_name, params, context, attempt, timeout_ms, state FROM worker_tasks WHERE instance_id = $1", [id]);
@@ -134,7 +135,7 @@ describe("the scheduler", () => {
   it("fails an instance whose sequence belongs to another tenant, as if it did not exist", async () => {
     const foreign = await insertSequence(db, "globex", [step("a", "noop")]);
     const [id] = await insertInstancesOf(db, "acme", foreign);
-    startScheduler();
+    await startScheduler();
     expect((await until(() => instance(id!), (i) => i.state === "failed")).state).toBe("failed");
     expect(await outputs(id!)).toEqual([]);
   });
@@ -144,7 +145,7 @@ describe("the scheduler", () => {
     const quiet = await insertSequence(db, "quiet", [step("s", "sleep", { duration_ms: 200 })]);
     const flood = await insertInstancesOf(db, "flood", seq, 40);
     const calm = await insertInstancesOf(db, "quiet", quiet, 4);
-    const running = startScheduler({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 8 });
+    const running = await startScheduler({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 8 });
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, running.inFlightOf("flood"))), 2);
     const states = (ids: string[]) =>
@@ -166,7 +167,7 @@ describe("shutdown", () => {
   it("lets in-flight steps finish within the grace", async () => {
     const seq = await insertSequence(db, "grace", [step("s", "sleep", { duration_ms: 300 })]);
     const ids = await insertInstancesOf(db, "grace", seq, 3);
-    const running = startScheduler({ BULKHEAD_SHUTDOWN_GRACE_MS: 5_000 });
+    const running = await startScheduler({ BULKHEAD_SHUTDOWN_GRACE_MS: 5_000 });
     await until(async () => running.inFlight, (n) => n === 3);
     await running.stop();
     scheduler = null;
@@ -177,7 +178,7 @@ describe("shutdown", () => {
   it("releases what is still running when the grace ends, recording no failure", async () => {
     const seq = await insertSequence(db, "cut", [step("s", "sleep", { duration_ms: 10_000 })]);
     const ids = await insertInstancesOf(db, "cut", seq, 3);
-    const running = startScheduler({ BULKHEAD_SHUTDOWN_GRACE_MS: 100 });
+    const running = await startScheduler({ BULKHEAD_SHUTDOWN_GRACE_MS: 100 });
     await until(async () => running.inFlight, (n) => n === 3);
     const started = Date.now();
     await running.stop();
@@ -201,7 +202,7 @@ describe("pre-flight, asserted on the instance", () => {
     const seq = await insertSequence(db, "rl", [step("call", "noop", null, { rate_limit_key: "vendor" })]);
     const ids = await insertInstancesOf(db, "rl", seq, 4);
     const before = Date.now();
-    startScheduler();
+    await startScheduler();
     const rows = await until(() => states(ids), (r) => r.filter((x) => x.state === "completed").length === 2 && r.filter((x) => x.defer_reason === "rate_limit").length === 2);
     const deferred = rows.filter((r) => r.state === "scheduled");
     expect(deferred).toHaveLength(2);
@@ -216,7 +217,7 @@ describe("pre-flight, asserted on the instance", () => {
     await setBudget(db.sql, "budgeted", 3, 3600, new Date());
     const seq = await insertSequence(db, "budgeted", [step("s", "noop")]);
     const ids = await insertInstancesOf(db, "budgeted", seq, 5);
-    startScheduler();
+    await startScheduler();
     const rows = await until(() => states(ids), (r) => r.filter((x) => x.state === "completed").length === 3 && r.filter((x) => x.defer_reason === "budget").length === 2);
     const nextHour = Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000;
     const deferred = rows.filter((r) => r.state === "scheduled");
@@ -229,7 +230,7 @@ describe("pre-flight, asserted on the instance", () => {
     const window = { start_hour: (hour + 2) % 24, end_hour: (hour + 3) % 24 };
     const seq = await insertSequence(db, "sw", [step("send", "noop", null, { send_window: window })]);
     const [id] = await insertInstancesOf(db, "sw", seq);
-    startScheduler();
+    await startScheduler();
     const [row] = await until(() => states([id!]), (r) => r[0].defer_reason === "send_window");
     expect(row.state).toBe("scheduled");
     const opening = new Date(row.next_fire_at);
@@ -243,7 +244,7 @@ describe("pre-flight, asserted on the instance", () => {
     const retry = { max_attempts: 10, initial_backoff: 300, max_backoff: 300 };
     const seq = await insertSequence(db, "dl", [step("late", "fail", { retryable: true }, { deadline: 100, retry })]);
     const [id] = await insertInstancesOf(db, "dl", seq);
-    startScheduler();
+    await startScheduler();
     const failed = await until(() => instance(id!), (i) => i.state === "failed");
     expect(failed.state).toBe("failed");
     // one run, then the retry due 300 ms later finds the 100 ms deadline gone

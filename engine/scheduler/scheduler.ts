@@ -17,11 +17,15 @@ import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "..
 import { listBudgetedTenants } from "../storage/budgets.ts";
 import { runPreflight } from "../exec/preflight.ts";
 import { SequenceCache } from "./sequence-cache.ts";
+import { BreakerSync } from "./breaker-sync.ts";
+import { CircuitBreakerRegistry } from "../breakers/registry.ts";
+import { breakerPreflight } from "../breakers/preflight.ts";
 
 export type SchedulerConfig = Pick<
   EngineConfig,
   | "BULKHEAD_TICK_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_CONCURRENT_STEPS"
   | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT" | "BULKHEAD_LEASE_MS" | "BULKHEAD_REAPER_MS" | "BULKHEAD_SHUTDOWN_GRACE_MS"
+  | "BULKHEAD_BREAKER_THRESHOLD" | "BULKHEAD_BREAKER_COOLDOWN_SECS"
 >;
 
 export interface SchedulerDeps {
@@ -54,16 +58,26 @@ export class Scheduler {
   private timers: NodeJS.Timeout[] = [];
   /** Tenants with a budget on this backend, refreshed with the reaper (so within its interval). */
   private budgeted: Set<string> | null = null;
+  /** The (tenant, handler) breakers of this backend's tenants, kept in step with other processes. */
+  readonly breakers: CircuitBreakerRegistry;
+  private readonly breakerSync: BreakerSync;
   /** Totals since start, by how runs ended. */
   readonly ends = new Map<RunEnd | "error", number>();
 
   constructor(private readonly deps: SchedulerDeps) {
     this.now = deps.now ?? (() => new Date());
     this.progress = new ProgressWriter(deps.backend.pool);
+    this.breakers = new CircuitBreakerRegistry({
+      defaults: { threshold: deps.config.BULKHEAD_BREAKER_THRESHOLD, cooldownMs: deps.config.BULKHEAD_BREAKER_COOLDOWN_SECS * 1000 },
+      onTransition: (transition) => this.breakerSync.onTransition(transition),
+    });
+    this.breakerSync = new BreakerSync(deps.backend, this.breakers, deps.log);
   }
 
-  start(): void {
+  /** Boots the breakers (Open rows come back with their cooldown), then starts claiming. */
+  async start(): Promise<void> {
     const { config } = this.deps;
+    await this.breakerSync.start();
     void this.reap();
     this.loop = this.tickLoop();
     this.timers.push(
@@ -84,6 +98,7 @@ export class Scheduler {
       await drained;
     }
     for (const timer of this.timers) clearInterval(timer);
+    await this.breakerSync.stop();
   }
 
   get inFlight(): number {
@@ -196,6 +211,10 @@ export class Scheduler {
         await cancelWorkerTasks(db, claim.tenantId, claim.id, blockIds);
       },
       takeSignals: async () => (await takePendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch)).map(toSignal),
+      breakers: {
+        success: (handler) => this.breakers.recordSuccess(claim.tenantId, handler, this.now().getTime()),
+        failure: (handler) => this.breakers.recordFailure(claim.tenantId, handler, this.now().getTime()),
+      },
       children: {
         find: (name, version) => findSubSequence(db, claim.tenantId, claim.id, name, version),
         create: (child) => createChildInstance(db, { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch }, child),
@@ -213,6 +232,7 @@ export class Scheduler {
       step: input.step, timezone: input.timezone, tenantId: input.tenantId, instanceId: input.instanceId, db: input.db,
       now: input.now, reachedAt: input.reachedAt, startedAt: input.startedAt,
       budgeted: this.budgeted === null || this.budgeted.has(input.tenantId),
+      breaker: () => breakerPreflight(this.breakers, input.tenantId, input.step, input.now.getTime()),
     });
   }
 

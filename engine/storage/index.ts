@@ -3,6 +3,7 @@
 // (failing closed) and binds every statement to that tenant.
 import { AppError } from "../errors.ts";
 import type { Backend, StorageBackends } from "./backends.ts";
+import { listOpenBreakers, listResets, resetBreaker, type BreakerReset, type OpenBreakerRow } from "./breakers.ts";
 import { readBudget, refundBudget, removeBudget, setBudget, tryConsumeBudget } from "./budgets.ts";
 import {
   createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listInstances,
@@ -29,6 +30,7 @@ export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } f
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
 export type { BudgetReservation, TenantBudget } from "./budgets.ts";
+export type { BreakerReset, OpenBreakerRow } from "./breakers.ts";
 export {
   WORKER_TASK_STATES, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
@@ -223,6 +225,26 @@ export class TenantStore {
     };
   }
   // ---------------------------------------------------------------- end of execution tree
+
+  // ---------------------------------------------------------------- circuit breakers
+  // Breaker state lives in each engine's memory; these rows are what the other processes can
+  // see: the Open breakers, and the resets (audit trail and the feed engines follow).
+
+  /** The tenant's Open breakers, by handler. A Closed breaker has no row. */
+  listOpenBreakers() {
+    return listOpenBreakers(this.backend.pool, this.tenantId);
+  }
+
+  /** Drops the Open row (if any) and records who reset it, on this tenant's backend, where its engines follow the feed. */
+  resetBreaker(handler: string, resetBy: string) {
+    return resetBreaker(this.backend.pool, this.tenantId, handler, resetBy);
+  }
+
+  /** The tenant's resets, newest first. */
+  listBreakerResets(limit: number) {
+    return listResets(this.backend.pool, this.tenantId, limit);
+  }
+  // ---------------------------------------------------------------- end of circuit breakers
 }
 
 const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;
@@ -264,6 +286,32 @@ export class Storage {
       if (route?.backend.id === backendId) return new TenantStore(tenantId, route.backend, route.epoch);
     }
     return null;
+  }
+
+  /**
+   * Every tenant's Open breakers and (with `resets` > 0) its latest resets, newest first, for the
+   * operator's all-tenants view. As in `locate`, a row counts only on the backend its tenant is
+   * placed on, so copies left behind by a placement move are never shown.
+   */
+  async breakersOfEveryTenant(options: { resets?: number } = {}): Promise<{ open: OpenBreakerRow[]; resets: BreakerReset[] }> {
+    const resetLimit = options.resets ?? 0;
+    const placedOn = new Map((await this.listPlacements()).map((p) => [p.tenantId, p.backendId]));
+    const perBackend = await Promise.all(
+      this.backends.ids().map(async (backendId) => {
+        const { pool } = this.backends.get(backendId);
+        const here = (row: { tenantId: string }) => placedOn.get(row.tenantId) === backendId;
+        const [open, resets] = await Promise.all([
+          listOpenBreakers(pool),
+          resetLimit > 0 ? listResets(pool, null, resetLimit) : Promise.resolve([]),
+        ]);
+        return { open: open.filter(here), resets: resets.filter(here) };
+      }),
+    );
+    const open = perBackend.flatMap((b) => b.open);
+    open.sort((a, b) => (a.tenantId === b.tenantId ? (a.handler < b.handler ? -1 : 1) : a.tenantId < b.tenantId ? -1 : 1));
+    const resets = perBackend.flatMap((b) => b.resets);
+    resets.sort((a, b) => b.resetAt.getTime() - a.resetAt.getTime() || b.id - a.id);
+    return { open, resets: resets.slice(0, resetLimit) };
   }
 
   /** The ids of registered backends that do not answer within `timeoutMs` (readiness). */

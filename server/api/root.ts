@@ -1,5 +1,6 @@
 // Every router, registered by hand.
 import { accountRouter } from "./routers/account.ts";
+import { breakersRouter } from "./routers/breakers.ts";
 import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
@@ -10,6 +11,7 @@ export const appRouter = router({
   overview: overviewRouter,
   members: membersRouter,
   ops: opsRouter,
+  breakers: breakersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,6 @@
 // The REST v1 route table (wire-format E), relative to /api/v1. Plain data: one row per route,
 // read by the dispatcher (index.ts) and by tests that check every route taking an id.
+import { getBreaker, listAllBreakers, listTenantBreakers, resetBreaker } from "./handlers/breakers.ts";
 import { createInstance, createInstanceBatch, createInstanceBody, batchBody, getInstance, listBlockOutputs, listInstances } from "./handlers/instances.ts";
 import { live, ready } from "./handlers/health.ts";
 import { contextBody, patchContext, patchState, retry, stateBody } from "./handlers/instance-state.ts";
@@ -37,4 +38,9 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/workers/tasks/stats", access: "tenant", notFound: "tenant", handle: taskStats }),
   defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),
   defineRoute({ method: "GET", path: "/instances/{id}/tree", access: "tenant", notFound: "instance", handle: getExecutionTree }),
+  // Circuit breakers (wire-format I). A path naming another tenant answers as a missing tenant does.
+  defineRoute({ method: "GET", path: "/circuit-breakers", access: "tenant", notFound: "tenant", handle: listAllBreakers }),
+  defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers", access: "tenant", notFound: "tenant", handle: listTenantBreakers }),
+  defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers/{handler}", access: "tenant", notFound: "circuit breaker", handle: getBreaker }),
+  defineRoute({ method: "POST", path: "/tenants/{tenant_id}/circuit-breakers/{handler}/reset", access: "tenant", notFound: "tenant", handle: resetBreaker }),
 ];

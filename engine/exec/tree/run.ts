@@ -25,7 +25,8 @@ import { childrenOf, isObject, resetFailures, scopeOf, setData, type DataPatch, 
 
 /** What pre-flight decided for a step (engine/exec/preflight.ts makes it). */
 export type PreflightOutcome =
-  | { kind: "proceed" }
+  /** `handler`: the breaker chose the step's fallback handler over its open primary. */
+  | { kind: "proceed"; handler?: string }
   | { kind: "defer"; until: Date; reason: string }
   | { kind: "fail"; message: string };
 
@@ -61,6 +62,8 @@ export interface TreeRunDeps {
   abandonWorkerTasks: (blockIds: string[]) => Promise<void>;
   /** Pending signals of this instance, taken (consumed) in arrival order. */
   takeSignals: () => Promise<Signal[]>;
+  /** The (tenant, handler) circuit breakers: every outcome of a dispatched handler counts. */
+  breakers: { success: (handler: string) => void; failure: (handler: string) => void };
   /** sub_sequence: the child's sequence, its creation, and how it ended. */
   children: {
     find: (name: string, version: number | undefined) => Promise<string | null>;
@@ -177,11 +180,15 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     }
     if (!state.taskId || state.status !== "active") continue;
     const result = await deps.workerResult(state.taskId);
+    const handler = state.handler ?? findStep(phaseBlocks(), id)?.handler;
     if (result?.state === "completed") {
       delete state.taskId;
+      if (handler) deps.breakers.success(handler);
       succeed(id, state, result.output, true);
     } else if (result?.state === "failed") {
       delete state.taskId;
+      // Worker-reported failures count against the breaker like in-process ones (I, Appendix 14).
+      if (handler) deps.breakers.failure(handler);
       fail(findStep(phaseBlocks(), id), state, result.message, result.retryable);
     }
   }
@@ -337,16 +344,17 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
         return { kind: "failure", retryable: false, message: (error as Error).message };
       }
     }
-    const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : step.handler;
+    const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : (decision.handler ?? step.handler);
     const handler = deps.handlers.get(handlerName);
     if (!handler) {
       const taskId = await insertWorkerTask(deps.db, {
         ...fence, blockId: step.id, handlerName, queueName: step.queue_name ?? null, params,
         context: visibleContext(context, step.context_access), attempt, timeoutMs: step.timeout ?? null,
       });
+      state.handler = handlerName;
       return taskId ? { kind: "worker", taskId } : { kind: "interrupted", why: "lease_lost" };
     }
-    return invokeHandler(
+    const result = await invokeHandler(
       handler,
       {
         tenantId: claim.tenantId, instanceId: claim.id, blockId: step.id, attempt, params,
@@ -355,6 +363,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       // A cancelled step's handler stops like an interrupted one; its result is dropped above.
       { timeoutMs: step.timeout, interrupt: AbortSignal.any([deps.interrupt, cancelled]) },
     );
+    // Both failure kinds count; an interrupted call (cancel, shutdown) says nothing of the handler.
+    if (result.kind === "success") deps.breakers.success(handlerName);
+    else if (result.kind === "failure") deps.breakers.failure(handlerName);
+    return result;
   }
 }
 

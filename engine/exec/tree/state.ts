@@ -21,6 +21,8 @@ export interface NodeState {
   deferReason?: string;
   /** The worker task this step's current attempt was handed to. */
   taskId?: string;
+  /** The handler that task runs (the fallback, when the breaker chose it). */
+  handler?: string;
   /** sub_sequence: the child instance it waits for. */
   childId?: string;
   /** Human input (wait_for_input, human_review): the answer, once the signal brought it. */

@@ -16,12 +16,13 @@ beforeAll(async () => {
   const config: SchedulerConfig = {
     BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
     BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
+    BULKHEAD_BREAKER_THRESHOLD: 5, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
   };
   scheduler = new Scheduler({
     backend: db.storage.backends.primary, handlers: createBuiltInHandlers({ httpAllow: [] }), config,
     log: createLogger("test", process.env.TEST_LOG ?? "silent"), ownerId: "tree-test",
   });
-  scheduler.start();
+  await scheduler.start();
 });
 afterEach(() => undefined);
 afterAll(async () => {

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { myAccount } from "../../../../server/web/session.ts";
 import { InstanceCounts } from "./instance-counts";
 import { SequenceList } from "./sequence-list";
+import { TenantNav } from "./tenant-nav";
 
 export const metadata: Metadata = { title: "Overview" };
 
@@ -16,6 +17,7 @@ export default async function TenantOverviewPage({ params }: { params: Promise<{
         <p>
           Tenant <code>{tenant}</code> · you are {current?.role === "admin" ? "an admin" : "a member"}
         </p>
+        <TenantNav tenantId={tenant} />
       </div>
       <section className="card" aria-labelledby="instances-heading">
         <h2 id="instances-heading">Instances by state</h2>

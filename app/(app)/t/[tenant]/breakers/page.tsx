@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { myAccount } from "../../../../../server/web/session.ts";
+import { TenantNav } from "../tenant-nav";
+import { BreakerPanel } from "./breaker-panel";
+
+export const metadata: Metadata = { title: "Circuit breakers" };
+
+export default async function TenantBreakersPage({ params }: { params: Promise<{ tenant: string }> }) {
+  const { tenant } = await params;
+  const me = await myAccount();
+  const current = me.tenants.find((t) => t.id === tenant);
+  return (
+    <main className="page">
+      <div className="page-header">
+        <h1>Circuit breakers</h1>
+        <p>
+          {current?.name ?? tenant} · a handler that keeps failing is paused for a while, so its failures stop costing
+          work; its steps wait (or use their fallback handler) until it recovers.
+        </p>
+        <TenantNav tenantId={tenant} />
+      </div>
+      {/* The reset procedure checks the role again; this only decides whether to offer it. */}
+      <BreakerPanel tenantId={tenant} canReset={current?.role === "admin"} />
+    </main>
+  );
+}
