@@ -41,6 +41,11 @@ const schema = z.object({
   BULKHEAD_SHUTDOWN_GRACE_MS: int(10_000, 0),
   BULKHEAD_BREAKER_THRESHOLD: int(5, 1),
   BULKHEAD_BREAKER_COOLDOWN_SECS: int(60, 1),
+  /** Bounds within which tenant admins may set their own handlers' breaker settings. */
+  BULKHEAD_BREAKER_THRESHOLD_MIN: int(1, 1),
+  BULKHEAD_BREAKER_THRESHOLD_MAX: int(100, 1),
+  BULKHEAD_BREAKER_COOLDOWN_MIN_SECS: int(5, 1),
+  BULKHEAD_BREAKER_COOLDOWN_MAX_SECS: int(3600, 1),
   BULKHEAD_POOL_SIZE: int(10, 1),
   /** Hosts outbound HTTP may reach although they resolve to private or loopback addresses. */
   BULKHEAD_HTTP_ALLOW: z.string().default(""),

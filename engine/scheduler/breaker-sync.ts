@@ -8,7 +8,8 @@
 import type { BreakerTransition, CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Backend } from "../storage/backends.ts";
-import { deleteOpenBreaker, latestResetId, listOpenBreakers, resetsSince, upsertOpenBreaker } from "../storage/breakers.ts";
+import type { BreakerSettings } from "../breakers/registry.ts";
+import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker } from "../storage/breakers.ts";
 
 export const SYNC_MS = 2_000;
 
@@ -21,6 +22,11 @@ export class BreakerSync {
   private readonly writing = new Map<string, number>();
   private readonly touched = new Set<string>();
   private lastResetId = 0;
+  /** Tenant admins' per-handler settings (tenant, then handler), refreshed with every sync. */
+  private settings = new Map<string, Map<string, BreakerSettings>>();
+
+  /** For the registry: a tenant's own settings for a handler, if it set any. */
+  readonly settingsFor = (tenantId: string, handler: string): BreakerSettings | undefined => this.settings.get(tenantId)?.get(handler);
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -62,6 +68,12 @@ export class BreakerSync {
   async sync(): Promise<void> {
     this.touched.clear();
     try {
+      const settings = new Map<string, Map<string, BreakerSettings>>();
+      for (const row of await listBreakerSettings(this.backend.pool)) {
+        if (!settings.has(row.tenantId)) settings.set(row.tenantId, new Map());
+        settings.get(row.tenantId)!.set(row.handler, { threshold: row.failureThreshold, cooldownMs: row.cooldownSecs * 1000 });
+      }
+      this.settings = settings;
       for (const reset of await resetsSince(this.backend.pool, this.lastResetId)) {
         this.registry.reset(reset.tenantId, reset.handler);
         this.lastResetId = reset.id;

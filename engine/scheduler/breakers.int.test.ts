@@ -8,7 +8,7 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { createLogger } from "../logger.ts";
-import { listOpenBreakers, resetBreaker, upsertOpenBreaker } from "../storage/breakers.ts";
+import { listOpenBreakers, resetBreaker, setBreakerSettings, upsertOpenBreaker } from "../storage/breakers.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
 
 let db: TestDatabase;
@@ -87,6 +87,17 @@ describe("a tenant's failing vendor", () => {
       expect(new Date(r.next_fire_at).getTime()).toBeGreaterThan(Date.now() + 50_000); // the cooldown, not a hot loop
     }
     expect((await listOpenBreakers(db.sql)).map((b) => [b.tenantId, b.handler, b.failureCount])).toEqual([["tenant-a", "http_request", 5]]);
+  });
+
+  it("follows a tenant admin's own threshold for a handler", async () => {
+    await setBreakerSettings(db.sql, { tenantId: "strict", handler: "http_request", failureThreshold: 2, cooldownSecs: 30 }, { threshold: [1, 10], cooldownSecs: [5, 60] });
+    const seq = await insertSequence(db, "strict", [call("c", "/fail")]);
+    await insertInstancesOf(db, "strict", seq, 6);
+    await engine({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 1 });
+    await until(async () => (await states("strict")).every((r) => r.state === "failed" || r.defer_reason === "breaker"));
+    const rows = await states("strict");
+    expect(rows.filter((r) => r.state === "failed")).toHaveLength(2);
+    for (const r of rows.filter((x) => x.state === "scheduled")) expect(new Date(r.next_fire_at).getTime() - Date.now()).toBeLessThanOrEqual(30_000);
   });
 
   it("an untracked `fail` step never opens anything", async () => {

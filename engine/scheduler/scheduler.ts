@@ -70,6 +70,7 @@ export class Scheduler {
     this.breakers = new CircuitBreakerRegistry({
       defaults: { threshold: deps.config.BULKHEAD_BREAKER_THRESHOLD, cooldownMs: deps.config.BULKHEAD_BREAKER_COOLDOWN_SECS * 1000 },
       onTransition: (transition) => this.breakerSync.onTransition(transition),
+      settingsFor: (tenantId, handler) => this.breakerSync.settingsFor(tenantId, handler),
     });
     this.breakerSync = new BreakerSync(deps.backend, this.breakers, deps.log);
   }

@@ -3,6 +3,7 @@
 // restart keeps the cooldown clock) and the resets (so every process drops its state for a reset
 // breaker). Statements name the tenant; the engine's sweeps read every tenant on its backend.
 import type pg from "pg";
+import { AppError } from "../errors.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
 
@@ -93,4 +94,46 @@ export async function listResets(db: Queryable, tenantId: string | null, limit =
     values: tenantId === null ? [limit] : [limit, tenantId],
   });
   return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, handler: r.handler, resetBy: r.reset_by, resetAt: r.reset_at }));
+}
+
+export interface BreakerSettingsRow {
+  tenantId: string;
+  handler: string;
+  failureThreshold: number;
+  cooldownSecs: number;
+}
+
+export interface BreakerBounds {
+  threshold: [min: number, max: number];
+  cooldownSecs: [min: number, max: number];
+}
+
+/** A tenant admin's settings for a handler, refused outside the operator's bounds. */
+export async function setBreakerSettings(db: Queryable, row: BreakerSettingsRow, bounds: BreakerBounds): Promise<void> {
+  const within = (value: number, [min, max]: [number, number]) => Number.isInteger(value) && value >= min && value <= max;
+  if (!within(row.failureThreshold, bounds.threshold)) {
+    throw new AppError("invalid_argument", `failure_threshold must be an integer from ${bounds.threshold[0]} to ${bounds.threshold[1]}`, ["failure_threshold"]);
+  }
+  if (!within(row.cooldownSecs, bounds.cooldownSecs)) {
+    throw new AppError("invalid_argument", `cooldown_secs must be an integer from ${bounds.cooldownSecs[0]} to ${bounds.cooldownSecs[1]}`, ["cooldown_secs"]);
+  }
+  await db.query({
+    name: "set_breaker_settings",
+    text: `INSERT INTO breaker_settings (tenant_id, handler, failure_threshold, cooldown_secs) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (tenant_id, handler) DO UPDATE
+             SET failure_threshold = EXCLUDED.failure_threshold, cooldown_secs = EXCLUDED.cooldown_secs, updated_at = now()`,
+    values: [row.tenantId, row.handler, row.failureThreshold, row.cooldownSecs],
+  });
+}
+
+/** The settings of one tenant, or of every tenant on this backend (the engine's sync). */
+export async function listBreakerSettings(db: Queryable, tenantId?: string): Promise<BreakerSettingsRow[]> {
+  const { rows } = await db.query<{ tenant_id: string; handler: string; failure_threshold: number; cooldown_secs: number }>({
+    name: tenantId === undefined ? "list_breaker_settings_all" : "list_breaker_settings",
+    text: tenantId === undefined
+      ? "SELECT tenant_id, handler, failure_threshold, cooldown_secs FROM breaker_settings"
+      : "SELECT tenant_id, handler, failure_threshold, cooldown_secs FROM breaker_settings WHERE tenant_id = $1 ORDER BY handler",
+    values: tenantId === undefined ? [] : [tenantId],
+  });
+  return rows.map((r) => ({ tenantId: r.tenant_id, handler: r.handler, failureThreshold: r.failure_threshold, cooldownSecs: r.cooldown_secs }));
 }

@@ -3,7 +3,10 @@
 // (failing closed) and binds every statement to that tenant.
 import { AppError } from "../errors.ts";
 import type { Backend, StorageBackends } from "./backends.ts";
-import { listOpenBreakers, listResets, resetBreaker, type BreakerReset, type OpenBreakerRow } from "./breakers.ts";
+import {
+  listBreakerSettings, listOpenBreakers, listResets, resetBreaker, setBreakerSettings,
+  type BreakerBounds, type BreakerReset, type OpenBreakerRow,
+} from "./breakers.ts";
 import { readBudget, refundBudget, removeBudget, setBudget, tryConsumeBudget } from "./budgets.ts";
 import {
   createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listInstances,
@@ -243,6 +246,15 @@ export class TenantStore {
   /** The tenant's resets, newest first. */
   listBreakerResets(limit: number) {
     return listResets(this.backend.pool, this.tenantId, limit);
+  }
+
+  /** The tenant admins' per-handler settings; engines pick them up within their sync interval. */
+  listBreakerSettings() {
+    return listBreakerSettings(this.backend.pool, this.tenantId);
+  }
+
+  setBreakerSettings(handler: string, settings: { failureThreshold: number; cooldownSecs: number }, bounds: BreakerBounds) {
+    return setBreakerSettings(this.backend.pool, { tenantId: this.tenantId, handler, ...settings }, bounds);
   }
   // ---------------------------------------------------------------- end of circuit breakers
 }

@@ -183,3 +183,27 @@ describe("breakers.ops", () => {
     expect((await db.sql.query("SELECT 1 FROM circuit_breakers WHERE tenant_id = $1 AND handler = 'ops-a'", [tenantA])).rowCount).toBe(1);
   });
 });
+
+describe("per-handler settings", () => {
+  let settingsTenant = "";
+  beforeAll(async () => {
+    settingsTenant = (await makeTenant(db)).id;
+  });
+
+  it("admins set them within the operator's bounds, recorded in the audit log; members cannot", async () => {
+    const admin = await makeUser(db, { memberOf: [[settingsTenant, "admin"]] });
+    const member = await makeUser(db, { memberOf: [[settingsTenant, "member"]] });
+    const caller = createCaller(createContext(db, admin.id));
+    await caller.breakers.setSettings({ tenantId: settingsTenant, handler: "http_request", failureThreshold: 3, cooldownSecs: 30 });
+    const listed = await caller.breakers.list({ tenantId: settingsTenant });
+    expect(listed.handlerSettings).toEqual([{ handler: "http_request", failureThreshold: 3, cooldownSecs: 30 }]);
+    expect(await db.prisma.auditLog.count({ where: { tenantId: settingsTenant, action: "breaker.settings" } })).toBe(1);
+
+    const tooLow = await caller.breakers.setSettings({ tenantId: settingsTenant, handler: "http_request", failureThreshold: 0, cooldownSecs: 30 }).catch((e) => e);
+    expect(tooLow.code).toBe("BAD_REQUEST");
+    const tooLong = await caller.breakers.setSettings({ tenantId: settingsTenant, handler: "http_request", failureThreshold: 3, cooldownSecs: 999_999 }).catch((e) => e);
+    expect(tooLong.code).toBe("BAD_REQUEST");
+    const forbidden = await createCaller(createContext(db, member.id)).breakers.setSettings({ tenantId: settingsTenant, handler: "x", failureThreshold: 3, cooldownSecs: 30 }).catch((e) => e);
+    expect(forbidden.code).toBe("FORBIDDEN");
+  });
+});

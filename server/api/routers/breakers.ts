@@ -4,6 +4,7 @@
 // closed breaker's failure count is not shown anywhere here.
 import { z } from "zod";
 import type { BreakerReset, OpenBreakerRow, TenantStore } from "../../../engine/storage/index.ts";
+import type { BreakerBounds, BreakerSettingsRow } from "../../../engine/storage/breakers.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { breakerStatus } from "../../rest/handlers/breakers.ts";
 import type { Services } from "../../services.ts";
@@ -14,10 +15,15 @@ const RESET_LIMIT = { default: 20, max: 100 };
 /** Handler names are free text on the wire (not trimmed: " x" is another handler); this only bounds a form's input. */
 const handlerName = z.string().min(1).max(256);
 
-function listed(services: Services, rows: readonly OpenBreakerRow[]) {
+function listed(services: Services, rows: readonly OpenBreakerRow[], own: readonly BreakerSettingsRow[] = []) {
   const now = Date.now();
   return rows.map((row) => {
-    const status = breakerStatus(row, services.config, now);
+    // A handler's own settings (a tenant admin's) decide its threshold and cooldown.
+    const mine = own.find((s) => s.handler === row.handler);
+    const config = mine
+      ? { ...services.config, BULKHEAD_BREAKER_THRESHOLD: mine.failureThreshold, BULKHEAD_BREAKER_COOLDOWN_SECS: mine.cooldownSecs }
+      : services.config;
+    const status = breakerStatus(row, config, now);
     return {
       tenantId: status.tenantId,
       handler: status.handler,
@@ -37,6 +43,12 @@ const resetEntries = (resets: readonly BreakerReset[]) =>
 const settings = (services: Services) => ({
   failureThreshold: services.config.BULKHEAD_BREAKER_THRESHOLD,
   cooldownSecs: services.config.BULKHEAD_BREAKER_COOLDOWN_SECS,
+});
+
+/** The range the operator allows tenant admins (configuration). */
+const bounds = (services: Services): BreakerBounds => ({
+  threshold: [services.config.BULKHEAD_BREAKER_THRESHOLD_MIN, services.config.BULKHEAD_BREAKER_THRESHOLD_MAX],
+  cooldownSecs: [services.config.BULKHEAD_BREAKER_COOLDOWN_MIN_SECS, services.config.BULKHEAD_BREAKER_COOLDOWN_MAX_SECS],
 });
 
 /** Resets and records who did it: the reset row (which engines follow) and the audit log. */
@@ -80,8 +92,26 @@ export const breakersRouter = router({
   /** The tenant's Open and half-open breakers. */
   list: tenantProcedure.query(async ({ ctx }) => {
     const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    return { ...settings(ctx.services), breakers: listed(ctx.services, await store.listOpenBreakers()) };
+    const own = await store.listBreakerSettings();
+    return {
+      ...settings(ctx.services),
+      bounds: bounds(ctx.services),
+      handlerSettings: own.map((s) => ({ handler: s.handler, failureThreshold: s.failureThreshold, cooldownSecs: s.cooldownSecs })),
+      breakers: listed(ctx.services, await store.listOpenBreakers(), own),
+    };
   }),
+
+  /** Tenant admins: a handler's own threshold and cooldown, within the operator's bounds. */
+  setSettings: tenantAdminProcedure
+    .input(z.object({ handler: handlerName, failureThreshold: z.int(), cooldownSecs: z.int() }))
+    .mutation(async ({ ctx, input }) => {
+      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      await store.setBreakerSettings(input.handler, { failureThreshold: input.failureThreshold, cooldownSecs: input.cooldownSecs }, bounds(ctx.services));
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: store.tenantId, action: "breaker.settings",
+        details: { handler: input.handler, failure_threshold: input.failureThreshold, cooldown_secs: input.cooldownSecs },
+      });
+    }),
 
   /** The tenant's latest resets, newest first: who and when. */
   resets: tenantProcedure.input(z.object({ limit: z.int().min(1).max(RESET_LIMIT.max).optional() })).query(async ({ ctx, input }) => {
