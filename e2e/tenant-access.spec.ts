@@ -12,7 +12,7 @@ test("a member lands on their tenant and sees only it", async ({ page }) => {
 
   await expect(page).toHaveURL(/\/t\/acme$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Acme Corporation");
-  const switcher = page.getByLabel("Tenant");
+  const switcher = page.getByLabel("Tenant", { exact: true });
   await expect(switcher.locator("option")).toHaveText(["Acme Corporation (member)"]);
   await expect(switcher).toHaveValue("acme");
   await expect(page.getByRole("link", { name: "Operator console" })).toHaveCount(0);
@@ -72,7 +72,7 @@ test.describe("a user in two tenants", () => {
     await page.goto("/signin");
     await signIn(page, email, password);
     await expect(page).toHaveURL(/\/t\/(acme|globex)$/);
-    const switcher = page.getByLabel("Tenant");
+    const switcher = page.getByLabel("Tenant", { exact: true });
     await expect(switcher.locator("option")).toHaveText(["Acme Corporation (member)", "Globex (admin)"], {
       useInnerText: true,
     });

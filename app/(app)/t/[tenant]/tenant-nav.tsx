@@ -11,7 +11,7 @@ export function TenantNav({ tenantId }: { tenantId: string }) {
     { href: `/t/${tenantId}/breakers`, label: "Breakers" },
   ];
   return (
-    <nav className="nav page-nav" aria-label="Tenant">
+    <nav className="nav page-nav" aria-label="Tenant pages">
       {links.map((link) => (
         <Link key={link.href} href={link.href} aria-current={pathname === link.href ? "page" : undefined}>
           {link.label}

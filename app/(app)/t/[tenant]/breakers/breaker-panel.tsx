@@ -12,10 +12,87 @@ export function BreakerPanel({ tenantId, canReset }: { tenantId: string; canRese
         <h2 id="breakers-heading">Open breakers</h2>
         <BreakerTable tenantId={tenantId} canReset={canReset} />
       </section>
+      <section className="card" aria-labelledby="settings-heading">
+        <h2 id="settings-heading">Per-handler settings</h2>
+        <HandlerSettings tenantId={tenantId} canEdit={canReset} />
+      </section>
       <section className="card" aria-labelledby="resets-heading">
         <h2 id="resets-heading">Recent resets</h2>
         <ResetList tenantId={tenantId} />
       </section>
+    </>
+  );
+}
+
+/** A handler's own threshold and cooldown (admins), within the bounds the operator allows. */
+function HandlerSettings({ tenantId, canEdit }: { tenantId: string; canEdit: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const breakers = useQuery(trpc.breakers.list.queryOptions({ tenantId }));
+  const save = useMutation(
+    trpc.breakers.setSettings.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.breakers.pathFilter()) }),
+  );
+  if (breakers.error) return <QueryError error={breakers.error} />;
+  if (!breakers.data) return <div className="skeleton" aria-busy="true" aria-label="Loading settings" />;
+  const { bounds, handlerSettings } = breakers.data;
+  return (
+    <>
+      {handlerSettings.length === 0 ? (
+        <p className="empty">Every handler uses the platform defaults.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-label="Per-handler settings">
+            <thead>
+              <tr>
+                <th scope="col">Handler</th>
+                <th scope="col">Failures to open</th>
+                <th scope="col">Cooldown</th>
+              </tr>
+            </thead>
+            <tbody>
+              {handlerSettings.map((h) => (
+                <tr key={h.handler}>
+                  <td><code>{h.handler}</code></td>
+                  <td>{h.failureThreshold}</td>
+                  <td>{h.cooldownSecs} s</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {canEdit && (
+        <form
+          className="form-row"
+          aria-label="Set a handler's breaker settings"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = new FormData(event.currentTarget);
+            save.mutate({
+              tenantId,
+              handler: String(form.get("handler") ?? ""),
+              failureThreshold: Number(form.get("failureThreshold")),
+              cooldownSecs: Number(form.get("cooldownSecs")),
+            });
+          }}
+        >
+          <MutationError error={save.error} />
+          <label>
+            Handler <input className="input" name="handler" required maxLength={256} />
+          </label>
+          <label>
+            Failures to open ({bounds.threshold[0]}–{bounds.threshold[1]})
+            <input className="input" name="failureThreshold" type="number" required min={bounds.threshold[0]} max={bounds.threshold[1]} />
+          </label>
+          <label>
+            Cooldown, seconds ({bounds.cooldownSecs[0]}–{bounds.cooldownSecs[1]})
+            <input className="input" name="cooldownSecs" type="number" required min={bounds.cooldownSecs[0]} max={bounds.cooldownSecs[1]} />
+          </label>
+          <button className="btn btn-primary" type="submit" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save"}
+          </button>
+        </form>
+      )}
     </>
   );
 }
