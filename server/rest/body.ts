@@ -81,3 +81,15 @@ export function shapeBy<T>(parse: () => T): T {
     throw error;
   }
 }
+
+/**
+ * A non-negative integer query parameter, `fallback` when absent or empty. Malformed is an
+ * extractor rejection: 400 in plain text, as serde's query extractor answers.
+ */
+export function countParam(query: URLSearchParams, name: string, fallback: number, min: number): number {
+  const raw = query.get(name);
+  if (raw === null || raw === "") return fallback;
+  const value = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min)) throw new Rejection(400, `Failed to deserialize query string: ${name}: expected an integer >= ${min}`);
+  return value;
+}

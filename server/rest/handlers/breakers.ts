@@ -5,6 +5,7 @@
 // cooldown has passed (the next dispatch probes); no row means closed as far as anyone outside an
 // engine can tell. A closed breaker's failure count (failures short of the threshold) is held by
 // the engine alone: it is not visible here, and such a breaker is not listed (and GET is a 404).
+import type { BreakerState } from "../../../engine/breakers/registry.ts";
 import type { EngineConfig } from "../../../engine/config.ts";
 import { notFound } from "../../../engine/errors.ts";
 import type { OpenBreakerRow } from "../../../engine/storage/index.ts";
@@ -12,7 +13,6 @@ import { recordAudit } from "../../control/audit.ts";
 import { empty, json } from "../http.ts";
 import type { RestContext } from "../route.ts";
 
-export type BreakerState = "closed" | "open" | "half_open";
 
 export interface BreakerStatus {
   tenantId: string;

@@ -4,7 +4,7 @@ import { AppError, notFound } from "../../../engine/errors.ts";
 import {
   INSTANCE_STATES, type InstanceFilter, type InstanceState, type NewInstance, type TenantStore,
 } from "../../../engine/storage/index.ts";
-import { shape } from "../body.ts";
+import { countParam, shape } from "../body.ts";
 import { CONTEXT_LIMIT, InstanceContext } from "../context.ts";
 import { json, Rejection } from "../http.ts";
 import { requireStore, storeOwning, type BodySpec, type RestContext } from "../route.ts";
@@ -144,13 +144,7 @@ const UUID = z.guid();
 /** Query parsing: malformed values are extractor rejections (400 plain text); an unknown state is the handler's 400. */
 function listFilter(query: URLSearchParams): InstanceFilter {
   const reject = (message: string) => new Rejection(400, `Failed to deserialize query string: ${message}`);
-  const count = (name: string, fallback: number, min: number) => {
-    const raw = query.get(name);
-    if (raw === null || raw === "") return fallback;
-    const value = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-    if (!(value >= min)) throw reject(`${name}: expected an integer >= ${min}`);
-    return value;
-  };
+  const count = (name: string, fallback: number, min: number) => countParam(query, name, fallback, min);
 
   const filter: InstanceFilter = {
     offset: count("offset", 0, 0),

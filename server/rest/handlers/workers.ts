@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { WORKER_TASK_STATES, type ReportOutcome, type WorkerTaskFilter, type WorkerTaskState } from "../../../engine/storage/index.ts";
-import { shape } from "../body.ts";
-import { empty, json, Rejection } from "../http.ts";
+import { countParam, shape } from "../body.ts";
+import { empty, json } from "../http.ts";
 import { requireStore, type BodySpec, type RestContext } from "../route.ts";
 import { wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
 
@@ -157,14 +157,7 @@ export async function listTaskAttempts(context: RestContext<unknown>): Promise<R
 
 /** Query parsing: malformed numbers are extractor rejections (400 plain text); an unknown state is the handler's 400. */
 function listFilter(query: URLSearchParams): WorkerTaskFilter {
-  const reject = (message: string) => new Rejection(400, `Failed to deserialize query string: ${message}`);
-  const count = (name: string, fallback: number, min: number) => {
-    const raw = query.get(name);
-    if (raw === null || raw === "") return fallback;
-    const value = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-    if (!(value >= min)) throw reject(`${name}: expected an integer >= ${min}`);
-    return value;
-  };
+  const count = (name: string, fallback: number, min: number) => countParam(query, name, fallback, min);
 
   const filter: WorkerTaskFilter = {
     offset: count("offset", 0, 0),
