@@ -1,5 +1,5 @@
 // Demo data for the first start: three tenants, an operator, an admin and a member per tenant,
-// and a few sample sequences. Runs only on an empty database (no users, no tenants).
+// a few sample sequences and runs of them. Runs only on an empty database (no users, no tenants).
 import { randomUUID } from "node:crypto";
 import type { EngineConfig } from "../engine/config.ts";
 import type { Storage } from "../engine/storage/index.ts";
@@ -64,6 +64,16 @@ export async function seedDemo(prisma: Prisma, storage: Storage, config: EngineC
     for (const sequence of sampleSequences(tenant.slug)) {
       await store.insertSequence({ ...sequence, definition: sequence, createdAt: new Date(sequence.created_at) });
     }
+    // A few runs of the welcome sequence, so the dashboard has something to show once the
+    // engine has picked them up.
+    const welcome = (await store.listSequences()).find((s) => s.name === "welcome-email")!;
+    await store.createInstances(
+      ["Ada", "Grace", "Linus"].map((name) => ({
+        namespace: "default", sequenceId: welcome.id, priority: 1, context: { data: { name }, config: null, audit: [], runtime: {} },
+        nextFireAt: null, timezone: "UTC", metadata: null, idempotencyKey: null, concurrencyKey: null, maxConcurrency: null,
+        budget: null, dryRun: false,
+      })),
+    );
   }
   return true;
 }
