@@ -13,6 +13,7 @@ import {
   type InstanceFilter, type NewInstance,
 } from "./instance-records.ts";
 import { patchInstanceState, replaceInstanceContext, retryInstance } from "./instance-state.ts";
+import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
 import { countInstancesByState, type InstanceState } from "./instances.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
@@ -228,6 +229,20 @@ export class TenantStore {
     };
   }
   // ---------------------------------------------------------------- end of execution tree
+
+  // ---------------------------------------------------------------- instance pages
+  // The web app's instance list (keyset pages) and detail page.
+
+  /** Newest first, `query.limit` rows after `query.after`; `next` is the key of the following page. */
+  listInstancesPage(query: InstancePageQuery) {
+    return listInstancesPage(this.backend.pool, this.tenantId, query);
+  }
+
+  /** The instance, its sequence, outputs, signals and worker tasks from one snapshot; null when the tenant has no such instance. */
+  getInstanceDetail(instanceId: string) {
+    return getInstanceDetail(this.backend.pool, this.tenantId, instanceId);
+  }
+  // ---------------------------------------------------------------- end of instance pages
 
   // ---------------------------------------------------------------- circuit breakers
   // Breaker state lives in each engine's memory; these rows are what the other processes can

@@ -1,6 +1,8 @@
 // Every router, registered by hand.
 import { accountRouter } from "./routers/account.ts";
+import { apiKeysRouter } from "./routers/api-keys.ts";
 import { breakersRouter } from "./routers/breakers.ts";
+import { instancesRouter } from "./routers/instances.ts";
 import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
@@ -10,8 +12,10 @@ export const appRouter = router({
   account: accountRouter,
   overview: overviewRouter,
   members: membersRouter,
+  apiKeys: apiKeysRouter,
   ops: opsRouter,
   breakers: breakersRouter,
+  instances: instancesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,248 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useId, useState, type ReactNode } from "react";
+import { useTRPC } from "../../../../../_components/trpc";
+import { QueryError } from "../../../../../_components/query-error";
+import { ConfirmButton, InstanceStateBadge, shortId, Time } from "../instance-ui";
+import { BlockTree } from "./block-tree";
+import type { InstanceDetailData } from "./detail-types";
+import { SignalsPanel } from "./signals-panel";
+import { Timeline } from "./timeline";
+
+const LIVE_MS = 3_000;
+const PRIORITIES = ["low", "normal", "high", "critical"];
+
+/** `nav`: the tenant's tabs, rendered by the server (they read the role there). */
+export function InstanceDetail({
+  tenantId, instanceId, initial, nav,
+}: { tenantId: string; instanceId: string; initial: InstanceDetailData; nav: ReactNode }) {
+  const trpc = useTRPC();
+  const detail = useQuery({
+    ...trpc.instances.get.queryOptions({ tenantId, instanceId }),
+    initialData: initial,
+    // A finished instance changes no more; a live one is followed closely.
+    refetchInterval: (query) => (query.state.data?.can.signal === false ? false : LIVE_MS),
+  });
+  const data = detail.data ?? initial;
+  const { instance, sequence, can } = data;
+
+  return (
+    <>
+      <div className="page-header">
+        <p>
+          <Link href={`/t/${tenantId}/instances`}>← All instances</Link>
+        </p>
+        <div className="header-row">
+          <h1>
+            Instance <code>{shortId(instance.id)}</code>
+          </h1>
+          <InstanceStateBadge state={instance.state} />
+        </div>
+        <p>
+          {sequence.name === null ? "Its sequence is missing" : <>{sequence.name} v{sequence.version}</>} · created{" "}
+          <Time iso={instance.createdAt} /> · updated <Time iso={instance.updatedAt} />
+        </p>
+        {nav}
+      </div>
+      {/* A failed refresh keeps the last answer on screen and says so. */}
+      {detail.error && <QueryError error={detail.error} />}
+
+      <section className="card" aria-labelledby="summary-heading">
+        <h2 id="summary-heading">Summary</h2>
+        <dl className="facts">
+          <dt>Id</dt>
+          <dd><code>{instance.id}</code></dd>
+          <dt>Sequence</dt>
+          <dd>
+            {sequence.name === null ? <span className="muted">missing</span> : <>{sequence.name} v{sequence.version}</>} <span className="muted">({sequence.namespace})</span>{" "}
+            <code>{sequence.id}</code>
+          </dd>
+          <dt>State</dt>
+          <dd>
+            <InstanceStateBadge state={instance.state} />
+            {instance.deferReason && <span className="muted"> deferred: {instance.deferReason}</span>}
+          </dd>
+          {instance.state === "scheduled" && (
+            <>
+              <dt>Next run</dt>
+              <dd><Time iso={instance.nextFireAt} /></dd>
+            </>
+          )}
+          <dt>Priority</dt>
+          <dd>{PRIORITIES[instance.priority] ?? instance.priority}</dd>
+          <dt>Time zone</dt>
+          <dd>{instance.timezone}</dd>
+          {instance.parentInstanceId && (
+            <>
+              <dt>Parent</dt>
+              <dd>
+                <Link href={`/t/${tenantId}/instances/${instance.parentInstanceId}`}>
+                  <code>{shortId(instance.parentInstanceId)}</code>
+                </Link>
+              </dd>
+            </>
+          )}
+        </dl>
+        <Actions tenantId={tenantId} instanceId={instance.id} can={can} />
+      </section>
+
+      {data.pendingInputs.length > 0 && (
+        <section className="card" aria-labelledby="input-heading">
+          <h2 id="input-heading">Waiting for input</h2>
+          {data.pendingInputs.map((gate) => (
+            <HumanInputForm key={gate.blockId} tenantId={tenantId} instanceId={instance.id} gate={gate} />
+          ))}
+        </section>
+      )}
+
+      <div className="detail-grid">
+        <section className="card" aria-labelledby="tree-heading">
+          <h2 id="tree-heading">Blocks</h2>
+          <BlockTree hasTree={data.hasTree} nodes={data.nodes} waitingForInput={data.pendingInputs.map((gate) => gate.blockId)} />
+        </section>
+        <section className="card" aria-labelledby="timeline-heading">
+          <h2 id="timeline-heading">Timeline</h2>
+          <Timeline createdAt={instance.createdAt} outputs={data.outputs} outputsTruncated={data.outputsTruncated} workerTasks={data.workerTasks} />
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="context-heading">
+        <h2 id="context-heading">Context</h2>
+        <pre className="json" tabIndex={0} aria-label="Instance context as JSON">
+          {JSON.stringify(instance.context, null, 2)}
+        </pre>
+        {instance.metadata !== null && (
+          <>
+            <h3>Metadata</h3>
+            <pre className="json" tabIndex={0} aria-label="Instance metadata as JSON">
+              {JSON.stringify(instance.metadata, null, 2)}
+            </pre>
+          </>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="signals-heading">
+        <h2 id="signals-heading">Signals</h2>
+        <SignalsPanel tenantId={tenantId} instanceId={instance.id} signals={data.signals} canSignal={can.signal} />
+      </section>
+    </>
+  );
+}
+
+const ACTION_LABEL = { pause: "Pause", resume: "Resume", cancel: "Cancel" } as const;
+
+/** Pause, Resume and Cancel, each offered only where F.2 allows it; Cancel asks first. */
+function Actions({ tenantId, instanceId, can }: { tenantId: string; instanceId: string; can: InstanceDetailData["can"] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [sent, setSent] = useState<string | null>(null);
+  const signal = useMutation(
+    trpc.instances.signal.mutationOptions({
+      onMutate: () => setSent(null),
+      onSuccess: (_result, { signal }) => setSent(`${ACTION_LABEL[signal.type as keyof typeof ACTION_LABEL]} sent: the engine applies it within moments.`),
+      onSettled: () => queryClient.invalidateQueries(trpc.instances.pathFilter()),
+    }),
+  );
+  const send = (type: keyof typeof ACTION_LABEL) => signal.mutate({ tenantId, instanceId, signal: { type } });
+  const pending = (type: keyof typeof ACTION_LABEL) => signal.isPending && signal.variables?.signal.type === type;
+  return (
+    <>
+      <div className="instance-actions" role="group" aria-label="Instance actions">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => send("pause")}
+          disabled={!can.pause || signal.isPending}
+          title={can.pause ? undefined : "Only a scheduled or running instance can be paused"}
+        >
+          {pending("pause") ? "Pausing…" : "Pause"}
+        </button>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => send("resume")}
+          disabled={!can.resume || signal.isPending}
+          title={can.resume ? undefined : "Only a paused instance can be resumed"}
+        >
+          {pending("resume") ? "Resuming…" : "Resume"}
+        </button>
+        <ConfirmButton
+          label={pending("cancel") ? "Cancelling…" : "Cancel instance"}
+          question="Cancel this instance? It cannot be undone."
+          confirmLabel="Cancel instance"
+          pending={signal.isPending}
+          disabled={!can.cancel}
+          onConfirm={() => send("cancel")}
+        />
+      </div>
+      {!can.signal && <p className="muted status-line">The instance has finished: it takes no more signals.</p>}
+      {signal.error && (
+        <div className="alert alert-error" role="alert">
+          Could not send the signal: {signal.error.message}
+        </div>
+      )}
+      <p className="status-line" role="status">{sent}</p>
+    </>
+  );
+}
+
+type Gate = InstanceDetailData["pendingInputs"][number];
+
+/** One gate's question: its choices (Yes/No unless the step names others) and, where allowed, a comment. */
+function HumanInputForm({ tenantId, instanceId, gate }: { tenantId: string; instanceId: string; gate: Gate }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const id = useId();
+  const answer = useMutation(
+    trpc.instances.answer.mutationOptions({ onSettled: () => queryClient.invalidateQueries(trpc.instances.pathFilter()) }),
+  );
+  const sent = gate.answerQueued || answer.isSuccess;
+  return (
+    <form
+      className="gate"
+      aria-labelledby={`${id}-prompt`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const form = new FormData(event.currentTarget);
+        const comment = String(form.get("comment") ?? "").trim();
+        answer.mutate({ tenantId, instanceId, blockId: gate.blockId, value: String(form.get("value") ?? ""), ...(comment ? { comment } : {}) });
+      }}
+    >
+      <fieldset disabled={sent || answer.isPending}>
+        <legend id={`${id}-prompt`}>{gate.prompt || <>Step <code>{gate.blockId}</code> asks for a decision</>}</legend>
+        <p className="muted">
+          Step <code>{gate.blockId}</code> ({gate.handler})
+          {gate.timesOutAt && <> · unanswered, it times out at <Time iso={gate.timesOutAt} /></>}
+        </p>
+        <div className="checks-row">
+          {gate.choices.map((choice) => (
+            <label key={choice.value} className="choice">
+              <input type="radio" name="value" value={choice.value} required />
+              {choice.label}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {gate.allowComment && (
+        <div className="field">
+          <label htmlFor={`${id}-comment`}>Comment (optional)</label>
+          <textarea id={`${id}-comment`} name="comment" className="input textarea" maxLength={4096} disabled={sent || answer.isPending} />
+        </div>
+      )}
+      {answer.error && (
+        <div className="alert alert-error" role="alert">
+          Could not send the answer: {answer.error.message}
+        </div>
+      )}
+      {sent ? (
+        <p className="notice" role="status">Answer sent: the engine picks it up within moments.</p>
+      ) : (
+        <button type="submit" className="btn btn-primary" disabled={answer.isPending}>
+          {answer.isPending ? "Sending…" : "Send answer"}
+        </button>
+      )}
+    </form>
+  );
+}

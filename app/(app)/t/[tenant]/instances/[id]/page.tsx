@@ -1,0 +1,33 @@
+import { TRPCError } from "@trpc/server";
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { signedInCaller } from "../../../../../../server/web/session.ts";
+import { TenantNav } from "../../tenant-nav";
+import { InstanceDetail } from "./instance-detail";
+
+type Params = Promise<{ tenant: string; id: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { id } = await params;
+  return { title: `Instance ${id.slice(0, 8)}` };
+}
+
+export default async function TenantInstancePage({ params }: { params: Params }) {
+  const { tenant, id } = await params;
+  const caller = await signedInCaller();
+  let detail;
+  try {
+    detail = await caller.instances.get({ tenantId: tenant, instanceId: id });
+  } catch (error) {
+    // Another tenant's instance, a missing one and an id too long to be one all get the app's
+    // one not-found page, as the API answers them all alike.
+    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
+    throw error;
+  }
+  return (
+    <main className="page">
+      {/* The first render comes with the data; the client keeps it fresh from there. */}
+      <InstanceDetail tenantId={tenant} instanceId={id} initial={detail} nav={<TenantNav tenantId={tenant} />} />
+    </main>
+  );
+}

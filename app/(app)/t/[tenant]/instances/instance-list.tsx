@@ -1,0 +1,225 @@
+"use client";
+
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
+import { useTRPC } from "../../../../_components/trpc";
+import { QueryError } from "../../../../_components/query-error";
+import { INSTANCE_STATES, InstanceStateBadge, shortId, Time, type InstanceState } from "./instance-ui";
+
+const PAGE_SIZE = 50;
+const LIVE_MS = 5_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The filters as the address holds them, so a reload, a shared link or Back keeps them. */
+interface Filters {
+  states: InstanceState[];
+  sequence: string;
+  /** `<input type="datetime-local">` values: the reader's local time. */
+  after: string;
+  before: string;
+}
+
+function readFilters(params: URLSearchParams): Filters {
+  const states = (params.get("state") ?? "").split(",").filter((s): s is InstanceState => (INSTANCE_STATES as readonly string[]).includes(s));
+  const sequence = params.get("sequence") ?? "";
+  return { states, sequence: UUID.test(sequence) ? sequence : "", after: params.get("after") ?? "", before: params.get("before") ?? "" };
+}
+
+function writeFilters(filters: Filters): string {
+  const params = new URLSearchParams();
+  if (filters.states.length > 0) params.set("state", filters.states.join(","));
+  if (filters.sequence) params.set("sequence", filters.sequence);
+  if (filters.after) params.set("after", filters.after);
+  if (filters.before) params.set("before", filters.before);
+  return params.toString();
+}
+
+/** A local date-time as an instant, or undefined when empty or not a date. */
+function instant(local: string): string | undefined {
+  const ms = local ? new Date(local).getTime() : NaN;
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+export function InstanceList({ tenantId }: { tenantId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const pathname = usePathname();
+  const filters = readFilters(useSearchParams());
+  // replaceState keeps the filters in the address without a server round trip; Next.js follows it in useSearchParams.
+  const setFilters = (next: Partial<Filters>) => {
+    const query = writeFilters({ ...filters, ...next });
+    window.history.replaceState(null, "", query ? `${pathname}?${query}` : pathname);
+  };
+  const filtered = filters.states.length > 0 || Boolean(filters.sequence || filters.after || filters.before);
+
+  const input = {
+    tenantId,
+    limit: PAGE_SIZE,
+    states: filters.states.length > 0 ? filters.states : undefined,
+    sequenceId: filters.sequence || undefined,
+    createdAfter: instant(filters.after),
+    createdBefore: instant(filters.before),
+  };
+  const list = useInfiniteQuery(
+    trpc.instances.list.infiniteQueryOptions(input, {
+      getNextPageParam: (last) => last.next,
+      // Only the first page follows along: refetching older pages as rows arrive would shift
+      // them under the reader, so live refresh stops once more pages are loaded.
+      refetchInterval: (query) => ((query.state.data?.pages.length ?? 1) <= 1 ? LIVE_MS : false),
+      placeholderData: keepPreviousData,
+    }),
+  );
+  const sequences = useQuery(trpc.overview.sequences.queryOptions({ tenantId }));
+
+  const pages = list.data?.pages ?? [];
+  const items = pages.flatMap((page) => page.items);
+  const live = pages.length <= 1;
+
+  return (
+    <>
+      <section className="card" aria-labelledby="filters-heading">
+        <h2 id="filters-heading">Filters</h2>
+        <form className="filters" role="search" aria-label="Filter instances" onSubmit={(event) => event.preventDefault()}>
+          <fieldset className="checks">
+            <legend>State</legend>
+            <div className="checks-row">
+              {INSTANCE_STATES.map((state) => (
+                <label key={state}>
+                  <input
+                    type="checkbox"
+                    name="state"
+                    value={state}
+                    checked={filters.states.includes(state)}
+                    onChange={(event) =>
+                      setFilters({
+                        states: event.target.checked
+                          ? INSTANCE_STATES.filter((s) => s === state || filters.states.includes(s))
+                          : filters.states.filter((s) => s !== state),
+                      })
+                    }
+                  />
+                  {state}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <label>
+            Sequence
+            <select
+              className="select"
+              value={filters.sequence}
+              onChange={(event) => setFilters({ sequence: event.target.value })}
+              aria-describedby={sequences.error ? "sequence-filter-error" : undefined}
+            >
+              <option value="">All sequences</option>
+              {sequences.data?.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name} v{s.version} ({s.namespace})
+                </option>
+              ))}
+            </select>
+          </label>
+          {sequences.error && (
+            <p id="sequence-filter-error" className="field-error">
+              Could not load the sequences: {sequences.error.message}
+            </p>
+          )}
+          <label>
+            Created from
+            <input className="input" type="datetime-local" value={filters.after} onChange={(event) => setFilters({ after: event.target.value })} />
+          </label>
+          <label>
+            Created before
+            <input className="input" type="datetime-local" value={filters.before} onChange={(event) => setFilters({ before: event.target.value })} />
+          </label>
+          <button type="button" className="btn" onClick={() => setFilters({ states: [], sequence: "", after: "", before: "" })} disabled={!filtered}>
+            Clear filters
+          </button>
+        </form>
+      </section>
+
+      <section className="card" aria-labelledby="instances-heading">
+        <h2 id="instances-heading">Instances</h2>
+        {!list.data && list.error ? (
+          <QueryError error={list.error} />
+        ) : !list.data ? (
+          <div className="skeleton" aria-busy="true" aria-label="Loading instances" />
+        ) : items.length === 0 ? (
+          <p className="empty">
+            {filtered ? "No instances match these filters." : "No instances yet. Start one through the REST API or the editor."}
+          </p>
+        ) : (
+          <>
+            <div className="table-wrap">
+              <table className="table" aria-label="Instances" aria-busy={list.isPlaceholderData}>
+                <thead>
+                  <tr>
+                    <th scope="col">Instance</th>
+                    <th scope="col">Sequence</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((item) => (
+                    <tr key={item.id}>
+                      <td>
+                        <Link href={`/t/${tenantId}/instances/${item.id}`} title={item.id}>
+                          <code>{shortId(item.id)}</code>
+                          <span className="visually-hidden"> (open instance)</span>
+                        </Link>
+                      </td>
+                      <td>
+                        {item.sequenceName === null ? (
+                          <span className="muted">
+                            missing <code>{shortId(item.sequenceId)}</code>
+                          </span>
+                        ) : (
+                          <>
+                            {item.sequenceName} <span className="muted">v{item.sequenceVersion}</span>
+                          </>
+                        )}
+                      </td>
+                      <td><InstanceStateBadge state={item.state} /></td>
+                      <td><Time iso={item.createdAt} /></td>
+                      <td><Time iso={item.updatedAt} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div className="toolbar">
+              {list.hasNextPage ? (
+                <button type="button" className="btn" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+                  {list.isFetchingNextPage ? "Loading…" : "Load more"}
+                </button>
+              ) : (
+                <span className="muted">That is all of them.</span>
+              )}
+              <span className="muted">
+                Showing {items.length.toLocaleString()} {items.length === 1 ? "instance" : "instances"}
+                {live && <> · refreshes every {LIVE_MS / 1_000} s</>}
+              </span>
+              {!live && (
+                <>
+                  <span className="muted">Live refresh is paused while older pages are shown.</span>
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    onClick={() => queryClient.resetQueries({ queryKey: trpc.instances.list.infiniteQueryKey(input) })}
+                  >
+                    Back to newest
+                  </button>
+                </>
+              )}
+            </div>
+            {/* A failed refresh or next page keeps what is on screen and says so. */}
+            {list.error && <QueryError error={list.error} />}
+          </>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,88 @@
+"use client";
+
+import { useState } from "react";
+
+// Pieces shared by the instance list and the detail page: state badges, timestamps and a button
+// that asks before it acts.
+
+export const INSTANCE_STATES = ["scheduled", "running", "waiting", "paused", "completed", "failed", "cancelled"] as const;
+export type InstanceState = (typeof INSTANCE_STATES)[number];
+
+const INSTANCE_BADGE: Record<InstanceState, string> = {
+  scheduled: "badge badge-accent",
+  running: "badge badge-accent",
+  waiting: "badge badge-warn",
+  paused: "badge badge-warn",
+  completed: "badge badge-ok",
+  failed: "badge badge-danger",
+  cancelled: "badge",
+};
+
+export function InstanceStateBadge({ state }: { state: InstanceState }) {
+  return <span className={INSTANCE_BADGE[state]}>{state}</span>;
+}
+
+export type NodeState = "pending" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "skipped";
+
+const NODE_BADGE: Record<NodeState, string> = {
+  pending: "badge",
+  running: "badge badge-accent",
+  waiting: "badge badge-warn",
+  completed: "badge badge-ok",
+  failed: "badge badge-danger",
+  cancelled: "badge",
+  skipped: "badge",
+};
+
+export function NodeStateBadge({ state }: { state: NodeState }) {
+  return <span className={NODE_BADGE[state]}>{state}</span>;
+}
+
+/**
+ * A timestamp in the reader's locale and time zone. The server renders it in its own, so the
+ * text may differ on hydration; the machine-readable `dateTime` never does.
+ */
+export function Time({ iso }: { iso: string | null }) {
+  if (!iso) return <span className="muted">—</span>;
+  return (
+    <time dateTime={iso} suppressHydrationWarning>
+      {new Date(iso).toLocaleString()}
+    </time>
+  );
+}
+
+/** The first block of a UUID: enough to tell instances apart on screen. */
+export const shortId = (id: string) => id.slice(0, 8);
+
+/** `label`, then an inline "<question> Confirm / Keep": for actions that cannot be undone. */
+export function ConfirmButton({
+  label, question, confirmLabel, pending, disabled, onConfirm,
+}: { label: string; question: string; confirmLabel: string; pending: boolean; disabled?: boolean; onConfirm: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  if (!confirming) {
+    return (
+      <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)} disabled={disabled || pending}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={question}>
+      <span>{question}</span>
+      <button
+        type="button"
+        className="btn btn-small btn-danger"
+        onClick={() => {
+          setConfirming(false);
+          onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </button>
+      {/* Focus lands on the safe choice: a second Enter must not confirm. */}
+      <button type="button" className="btn btn-small" onClick={() => setConfirming(false)} autoFocus>
+        Keep it
+      </button>
+    </span>
+  );
+}

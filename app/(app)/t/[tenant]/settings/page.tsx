@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { myAccount } from "../../../../../server/web/session.ts";
+import { TenantNav } from "../tenant-nav";
+import { ApiKeysPanel } from "./api-keys-panel";
+import { MembersPanel } from "./members-panel";
+
+export const metadata: Metadata = { title: "Settings" };
+
+export default async function TenantSettingsPage({ params }: { params: Promise<{ tenant: string }> }) {
+  const { tenant } = await params;
+  const me = await myAccount();
+  const current = me.tenants.find((t) => t.id === tenant);
+  return (
+    <main className="page">
+      <div className="page-header">
+        <h1>Settings</h1>
+        <p>{current?.name ?? tenant} · who can use this tenant, and the API keys that call its REST API. Admins only.</p>
+        <TenantNav tenantId={tenant} />
+      </div>
+      <section className="card" aria-labelledby="members-heading">
+        <h2 id="members-heading">Members</h2>
+        <MembersPanel tenantId={tenant} />
+      </section>
+      <section className="card" aria-labelledby="api-keys-heading">
+        <h2 id="api-keys-heading">API keys</h2>
+        <ApiKeysPanel tenantId={tenant} />
+      </section>
+    </main>
+  );
+}
