@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<void>> = {
   throughput: () => import("./throughput.ts").then((m) => m.main()),
   breaker: () => import("./breaker.ts").then((m) => m.main()),
+  "instance-list": () => import("./instance-list.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";

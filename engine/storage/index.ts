@@ -15,6 +15,7 @@ import {
 import { patchInstanceState, replaceInstanceContext, retryInstance } from "./instance-state.ts";
 import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
 import { countInstancesByState, type InstanceState } from "./instances.ts";
+import { instanceThroughput, listRecentFailures } from "./overview.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
 import { TenantPartitionRouter } from "./router.ts";
@@ -35,6 +36,7 @@ export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
 export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 export type { BreakerReset, OpenBreakerRow } from "./breakers.ts";
+export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export {
   WORKER_TASK_STATES, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
@@ -243,6 +245,20 @@ export class TenantStore {
     return getInstanceDetail(this.backend.pool, this.tenantId, instanceId);
   }
   // ---------------------------------------------------------------- end of instance pages
+
+  // ---------------------------------------------------------------- overview
+  // The web app's tenant overview: finished instances per minute over the last hour, latest failures.
+
+  /** One-minute buckets of completed and failed instances, oldest first, the last holding `now`. */
+  instanceThroughput(now: Date) {
+    return instanceThroughput(this.backend.pool, this.tenantId, now);
+  }
+
+  /** The latest failed instances with their sequence names, newest failure first. */
+  listRecentFailures(limit: number) {
+    return listRecentFailures(this.backend.pool, this.tenantId, limit);
+  }
+  // ---------------------------------------------------------------- end of overview
 
   // ---------------------------------------------------------------- circuit breakers
   // Breaker state lives in each engine's memory; these rows are what the other processes can

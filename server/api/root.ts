@@ -6,6 +6,7 @@ import { instancesRouter } from "./routers/instances.ts";
 import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
+import { sequencesRouter } from "./routers/sequences.ts";
 import { createCallerFactory, router } from "./trpc.ts";
 
 export const appRouter = router({
@@ -16,6 +17,7 @@ export const appRouter = router({
   ops: opsRouter,
   breakers: breakersRouter,
   instances: instancesRouter,
+  sequences: sequencesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,4 +1,5 @@
 // Sequences (E.3, E.4; body and answer per A.1).
+import { storeParsedSequence } from "../../sequences.ts";
 import { parseSequence } from "../../../engine/sequence/validate.ts";
 import { notFound } from "../../../engine/errors.ts";
 import { shapeBy } from "../body.ts";
@@ -18,19 +19,7 @@ export const sequenceBody: BodySpec<unknown> = {
 
 export async function createSequence(context: RestContext<unknown>): Promise<Response> {
   const { sequence, warnings } = shapeBy(() => parseSequence(context.body));
-  const id = sequence.id.toLowerCase(); // as PostgreSQL will print it back
-  const createdAt = new Date(sequence.created_at);
-  await requireStore(context).insertSequence({
-    id,
-    namespace: sequence.namespace,
-    name: sequence.name,
-    version: sequence.version,
-    // The canonical form, so GET answers the A.1 shape whatever spelling the client used.
-    definition: { ...sequence, id, created_at: createdAt.toISOString() },
-    status: sequence.status,
-    deprecated: sequence.deprecated,
-    createdAt,
-  });
+  const id = await storeParsedSequence(requireStore(context), sequence);
   return json(201, warnings.length > 0 ? { id, warnings } : { id });
 }
 

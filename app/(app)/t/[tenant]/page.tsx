@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
 import { myAccount } from "../../../../server/web/session.ts";
 import { InstanceCounts } from "./instance-counts";
+import { OpenBreakers } from "./open-breakers";
+import { RecentFailures } from "./recent-failures";
 import { SequenceList } from "./sequence-list";
 import { TenantNav } from "./tenant-nav";
+import { ThroughputChart } from "./throughput-chart";
 
 export const metadata: Metadata = { title: "Overview" };
 
@@ -23,6 +26,20 @@ export default async function TenantOverviewPage({ params }: { params: Promise<{
         <h2 id="instances-heading">Instances by state</h2>
         <InstanceCounts tenantId={tenant} />
       </section>
+      <section className="card" aria-labelledby="throughput-heading">
+        <h2 id="throughput-heading">Throughput, last hour</h2>
+        <ThroughputChart tenantId={tenant} />
+      </section>
+      <div className="overview-grid">
+        <section className="card" aria-labelledby="breakers-heading">
+          <h2 id="breakers-heading">Open breakers</h2>
+          <OpenBreakers tenantId={tenant} />
+        </section>
+        <section className="card" aria-labelledby="failures-heading">
+          <h2 id="failures-heading">Recent failures</h2>
+          <RecentFailures tenantId={tenant} />
+        </section>
+      </div>
       <section className="card" aria-labelledby="sequences-heading">
         <h2 id="sequences-heading">Sequences</h2>
         <SequenceList tenantId={tenant} />

@@ -9,6 +9,7 @@ export async function TenantNav({ tenantId }: { tenantId: string }) {
   const isAdmin = me.tenants.some((t) => t.id === tenantId && t.role === "admin");
   const links = [
     { href: `/t/${tenantId}`, label: "Overview" },
+    { href: `/t/${tenantId}/sequences`, label: "Sequences" },
     { href: `/t/${tenantId}/instances`, label: "Instances" },
     { href: `/t/${tenantId}/breakers`, label: "Breakers" },
     ...(isAdmin ? [{ href: `/t/${tenantId}/settings`, label: "Settings" }] : []),

@@ -1,0 +1,391 @@
+// The editor's model: the sequence document exactly as it will be sent (plain JSON, the wire
+// shape of A.1), and pure operations on its block tree. Blocks are addressed by the same paths the
+// validator reports (`["blocks", 0, "branches", 1, 0]`), block lists by the path of the array.
+// No React, no Node: unit-tested on its own (model.test.ts).
+import type { BlockType } from "../../../../../../engine/sequence/schema.ts";
+import type { Path } from "../../../../../../engine/sequence/walk.ts";
+
+export type { Path };
+
+export interface JsonBlock {
+  type: string;
+  id: string;
+  [field: string]: unknown;
+}
+
+export interface SequenceDoc {
+  blocks: JsonBlock[];
+  [field: string]: unknown;
+}
+
+/** Every block type, in palette order. */
+export const BLOCK_TYPES: readonly BlockType[] = [
+  "step", "parallel", "race", "router", "loop", "for_each", "try_catch", "sub_sequence", "a_b_split", "cancellation_scope", "saga",
+];
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export function isBlock(value: unknown): value is JsonBlock {
+  return isRecord(value) && typeof value.type === "string" && "id" in value;
+}
+
+// ------------------------------------------------------------------ paths
+
+export function getAt(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const key of path) {
+    if (Array.isArray(node) && typeof key === "number") node = node[key];
+    else if (isRecord(node) && typeof key === "string") node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/** A copy of `root` with the value at `path` replaced (copy on write along the path only). */
+export function setAt<T>(root: T, path: Path, value: unknown): T {
+  if (path.length === 0) return value as T;
+  const [key, ...rest] = path;
+  if (Array.isArray(root) && typeof key === "number") {
+    const copy = [...(root as unknown[])];
+    copy[key] = setAt(copy[key], rest, value);
+    return copy as T;
+  }
+  if (isRecord(root) && typeof key === "string") return { ...root, [key]: setAt(root[key], rest, value) } as T;
+  throw new Error(`no ${String(key)} at this path`);
+}
+
+export const samePath = (a: Path, b: Path) => a.length === b.length && a.every((key, index) => key === b[index]);
+const startsWith = (path: Path, prefix: Path) => prefix.length <= path.length && prefix.every((key, index) => key === path[index]);
+export const pathKey = (path: Path) => JSON.stringify(path);
+
+/** The list a block sits in and its index there. */
+export function splitBlockPath(path: Path): { list: Path; index: number } {
+  const index = path[path.length - 1];
+  if (typeof index !== "number") throw new Error("not a block path");
+  return { list: path.slice(0, -1), index };
+}
+
+// ------------------------------------------------------------------ the slots of a block
+
+export interface Slot {
+  /** Relative to the block: `["branches", 1]`, `["body"]`, `["routes", 0, "blocks"]`… */
+  path: Path;
+  label: string;
+  /** True for `default`/`finally_block`, which may be `null` (absent) rather than a list. */
+  nullable?: boolean;
+}
+
+/** The block lists directly inside `block` (saga steps hold single blocks and are edited as JSON). */
+export function slotsOf(block: JsonBlock): Slot[] {
+  const array = (key: string) => (Array.isArray(block[key]) ? (block[key] as unknown[]) : []);
+  switch (block.type) {
+    case "parallel":
+    case "race":
+      return array("branches").map((_, index) => ({ path: ["branches", index], label: `branch ${index + 1}` }));
+    case "loop":
+    case "for_each":
+      return [{ path: ["body"], label: "body" }];
+    case "router":
+      return [
+        ...array("routes").map((route, index) => ({
+          path: ["routes", index, "blocks"],
+          label: `route ${index + 1}${isRecord(route) && typeof route.condition === "string" && route.condition ? `: ${route.condition}` : ""}`,
+        })),
+        { path: ["default"], label: "default", nullable: true },
+      ];
+    case "try_catch":
+      return [
+        { path: ["try_block"], label: "try" },
+        { path: ["catch_block"], label: "catch" },
+        { path: ["finally_block"], label: "finally", nullable: true },
+      ];
+    case "a_b_split":
+    case "ab_split":
+      return array("variants").map((variant, index) => ({
+        path: ["variants", index, "blocks"],
+        label: `variant ${isRecord(variant) && typeof variant.name === "string" && variant.name ? variant.name : index + 1}`,
+      }));
+    case "cancellation_scope":
+      return [{ path: ["blocks"], label: "blocks" }];
+    default:
+      return [];
+  }
+}
+
+export function isComposite(block: JsonBlock): boolean {
+  return slotsOf(block).length > 0 || block.type === "parallel" || block.type === "race" || block.type === "a_b_split" || block.type === "saga";
+}
+
+/** The blocks of a slot (a `null` default/finally reads as empty). */
+export function slotBlocks(block: JsonBlock, slot: Path): JsonBlock[] {
+  const value = getAt(block, slot);
+  return Array.isArray(value) ? value.filter(isBlock) : [];
+}
+
+// ------------------------------------------------------------------ visiting
+
+/** Every block of the main tree with its path, parents first. */
+export function allBlocks(doc: SequenceDoc): { block: JsonBlock; path: Path }[] {
+  const found: { block: JsonBlock; path: Path }[] = [];
+  const visit = (list: unknown, at: Path) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((block, index) => {
+      if (!isBlock(block)) return;
+      const path = [...at, index];
+      found.push({ block, path });
+      for (const slot of slotsOf(block)) visit(getAt(block, slot.path), [...path, ...slot.path]);
+    });
+  };
+  visit(doc.blocks, ["blocks"]);
+  return found;
+}
+
+/** Every id used anywhere in the document (blocks and saga steps). */
+function usedIds(doc: SequenceDoc): Set<string> {
+  const ids = new Set<string>();
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (isRecord(value)) {
+      if (typeof value.id === "string") ids.add(value.id);
+      Object.values(value).forEach(visit);
+    }
+  };
+  visit(doc.blocks);
+  return ids;
+}
+
+/** `<type>_<n>`, the first not used in `doc`. */
+export function uniqueId(doc: SequenceDoc, type: string): string {
+  const ids = usedIds(doc);
+  for (let n = 1; ; n++) if (!ids.has(`${type}_${n}`)) return `${type}_${n}`;
+}
+
+/**
+ * The block a validation problem concerns: the deepest block on its path. `null` for problems
+ * about the sequence itself (name, version, an empty `blocks`…).
+ */
+export function blockPathOf(doc: unknown, problemPath: Path): Path | null {
+  let found: Path | null = null;
+  for (let length = 2; length <= problemPath.length; length++) {
+    const prefix = problemPath.slice(0, length);
+    if (typeof prefix[length - 1] === "number" || prefix[length - 1] === "action" || prefix[length - 1] === "compensation") {
+      if (isBlock(getAt(doc, prefix))) found = prefix;
+    }
+  }
+  return found;
+}
+
+// ------------------------------------------------------------------ new blocks
+
+/** A fresh block of `type`, with the fields the editor shows filled in. */
+export function newBlock(type: string, id: string): JsonBlock {
+  switch (type) {
+    case "step":
+      return { type, id, handler: "", params: null };
+    case "parallel":
+      return { type, id, branches: [[], []] };
+    case "race":
+      return { type, id, branches: [[], []], semantics: "first_to_resolve" };
+    case "loop":
+      return { type, id, condition: "", body: [], max_iterations: 1000 };
+    case "for_each":
+      return { type, id, collection: "", item_var: "item", body: [], max_iterations: 1000 };
+    case "router":
+      return { type, id, routes: [{ condition: "true", blocks: [] }], default: [] };
+    case "try_catch":
+      return { type, id, try_block: [], catch_block: [], finally_block: null };
+    case "sub_sequence":
+      return { type, id, sequence_name: "", input: null };
+    case "a_b_split":
+      return { type, id, variants: [{ name: "a", weight: 50, blocks: [] }, { name: "b", weight: 50, blocks: [] }] };
+    case "cancellation_scope":
+      return { type, id, blocks: [] };
+    case "saga":
+      return { type, id, steps: [] };
+    default:
+      throw new Error(`unknown block type ${type}`);
+  }
+}
+
+// ------------------------------------------------------------------ operations
+
+function listAt(doc: SequenceDoc, list: Path): unknown[] {
+  const value = getAt(doc, list);
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw new Error(`no block list at ${pathKey(list)}`);
+  return value;
+}
+
+/** Inserts `block` into the list at `list`, before `index` (clamped; the end when omitted). */
+export function insertBlock(doc: SequenceDoc, list: Path, block: JsonBlock, index?: number): SequenceDoc {
+  const blocks = [...listAt(doc, list)];
+  const at = index === undefined ? blocks.length : Math.max(0, Math.min(index, blocks.length));
+  blocks.splice(at, 0, block);
+  return setAt(doc, list, blocks);
+}
+
+/** Adds a new block of `type` after the block at `after`, or at the end of the list `into`. */
+export function addBlock(doc: SequenceDoc, type: string, where: { after: Path } | { into: Path }): { doc: SequenceDoc; path: Path } {
+  const block = newBlock(type, uniqueId(doc, type));
+  if ("after" in where) {
+    const { list, index } = splitBlockPath(where.after);
+    return { doc: insertBlock(doc, list, block, index + 1), path: [...list, index + 1] };
+  }
+  const length = listAt(doc, where.into).length;
+  return { doc: insertBlock(doc, where.into, block), path: [...where.into, length] };
+}
+
+export function removeBlock(doc: SequenceDoc, path: Path): SequenceDoc {
+  const { list, index } = splitBlockPath(path);
+  const blocks = [...listAt(doc, list)];
+  blocks.splice(index, 1);
+  return setAt(doc, list, blocks);
+}
+
+/** Moves a block one place up (-1) or down (+1) in its list; the path it ends at. */
+export function moveBlock(doc: SequenceDoc, path: Path, delta: -1 | 1): { doc: SequenceDoc; path: Path } {
+  const { list, index } = splitBlockPath(path);
+  const blocks = [...listAt(doc, list)];
+  const target = index + delta;
+  if (target < 0 || target >= blocks.length) return { doc, path };
+  [blocks[index], blocks[target]] = [blocks[target], blocks[index]];
+  return { doc: setAt(doc, list, blocks), path: [...list, target] };
+}
+
+/**
+ * Moves the block at `from` into the list `to`, before `index` (as counted before the move).
+ * A block cannot move into itself or its descendants: the document comes back unchanged.
+ */
+export function moveBlockTo(doc: SequenceDoc, from: Path, to: Path, index: number): { doc: SequenceDoc; path: Path } {
+  if (startsWith(to, from)) return { doc, path: from };
+  const block = getAt(doc, from);
+  if (!isBlock(block)) return { doc, path: from };
+  const source = splitBlockPath(from);
+  let target = to;
+  let at = index;
+  // Removing the block shifts what follows it in its list, including lists nested further on.
+  if (startsWith(to, source.list) && to.length > source.list.length) {
+    const step = to[source.list.length];
+    if (typeof step === "number" && step > source.index) target = [...to.slice(0, source.list.length), step - 1, ...to.slice(source.list.length + 1)];
+  }
+  if (samePath(to, source.list) && index > source.index) at = index - 1;
+  const removed = removeBlock(doc, from);
+  const length = listAt(removed, target).length;
+  const clamped = Math.max(0, Math.min(at, length));
+  return { doc: insertBlock(removed, target, block, clamped), path: [...target, clamped] };
+}
+
+/**
+ * Nests a block into the composite just above it (at the end of its last slot); returns the
+ * document unchanged when the previous sibling is not a composite with a slot.
+ */
+export function indentBlock(doc: SequenceDoc, path: Path): { doc: SequenceDoc; path: Path } {
+  const { list, index } = splitBlockPath(path);
+  const previous = index > 0 ? getAt(doc, [...list, index - 1]) : undefined;
+  if (!isBlock(previous)) return { doc, path };
+  const slots = slotsOf(previous);
+  const slot = slots[0];
+  if (!slot) return { doc, path };
+  const into = [...list, index - 1, ...slot.path];
+  return moveBlockTo(doc, path, into, slotBlocks(previous, slot.path).length);
+}
+
+/** Moves a nested block out, to just after the composite that holds it. */
+export function outdentBlock(doc: SequenceDoc, path: Path): { doc: SequenceDoc; path: Path } {
+  const parent = parentBlockPath(doc, path);
+  if (!parent) return { doc, path };
+  const { list, index } = splitBlockPath(parent);
+  return moveBlockTo(doc, path, list, index + 1);
+}
+
+/** The path of the composite holding the block at `path`, null at the top level. */
+export function parentBlockPath(doc: SequenceDoc, path: Path): Path | null {
+  for (let length = path.length - 1; length >= 2; length--) {
+    const prefix = path.slice(0, length);
+    if (typeof prefix[length - 1] === "number" && isBlock(getAt(doc, prefix))) return prefix;
+  }
+  return null;
+}
+
+/** Sets fields of the block at `path`; `undefined` removes a field. */
+export function updateBlock(doc: SequenceDoc, path: Path, fields: Record<string, unknown>): SequenceDoc {
+  const block = getAt(doc, path);
+  if (!isBlock(block)) throw new Error("no block at this path");
+  const next: Record<string, unknown> = { ...block };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return setAt(doc, path, next);
+}
+
+/** Sets (or with `undefined` removes) a top-level field of the sequence. */
+export function updateSequence(doc: SequenceDoc, fields: Record<string, unknown>): SequenceDoc {
+  const next: SequenceDoc = { ...doc };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
+
+/** Adds a branch / route / variant to a parallel, race, router or a_b_split. */
+export function addBranch(doc: SequenceDoc, path: Path): SequenceDoc {
+  const block = getAt(doc, path);
+  if (!isBlock(block)) return doc;
+  const list = (key: string) => (Array.isArray(block[key]) ? (block[key] as unknown[]) : []);
+  switch (block.type) {
+    case "parallel":
+    case "race":
+      return updateBlock(doc, path, { branches: [...list("branches"), []] });
+    case "router":
+      return updateBlock(doc, path, { routes: [...list("routes"), { condition: "", blocks: [] }] });
+    case "a_b_split": {
+      const variants = list("variants");
+      return updateBlock(doc, path, { variants: [...variants, { name: `v${variants.length + 1}`, weight: 0, blocks: [] }] });
+    }
+    default:
+      return doc;
+  }
+}
+
+/** Removes branch / route / variant `index` (with its blocks). */
+export function removeBranch(doc: SequenceDoc, path: Path, index: number): SequenceDoc {
+  const block = getAt(doc, path);
+  if (!isBlock(block)) return doc;
+  const key = block.type === "router" ? "routes" : block.type === "a_b_split" ? "variants" : "branches";
+  const list = Array.isArray(block[key]) ? [...(block[key] as unknown[])] : [];
+  list.splice(index, 1);
+  return updateBlock(doc, path, { [key]: list });
+}
+
+// ------------------------------------------------------------------ history
+
+export interface History {
+  past: SequenceDoc[];
+  present: SequenceDoc;
+  future: SequenceDoc[];
+}
+
+export const HISTORY_LIMIT = 200;
+
+export const startHistory = (doc: SequenceDoc): History => ({ past: [], present: doc, future: [] });
+
+/** Records `doc` as the new present; a change that changes nothing is not recorded. */
+export function commit(history: History, doc: SequenceDoc): History {
+  if (doc === history.present) return history;
+  return { past: [...history.past, history.present].slice(-HISTORY_LIMIT), present: doc, future: [] };
+}
+
+export function undo(history: History): History {
+  const previous = history.past[history.past.length - 1];
+  if (!previous) return history;
+  return { past: history.past.slice(0, -1), present: previous, future: [history.present, ...history.future] };
+}
+
+export function redo(history: History): History {
+  const [next, ...future] = history.future;
+  if (!next) return history;
+  return { past: [...history.past, history.present], present: next, future };
+}

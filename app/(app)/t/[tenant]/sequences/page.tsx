@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { myAccount } from "../../../../../server/web/session.ts";
+import { TenantNav } from "../tenant-nav";
+import { SequenceTable } from "./sequence-table";
+
+export const metadata: Metadata = { title: "Sequences" };
+
+export default async function SequencesPage({ params }: { params: Promise<{ tenant: string }> }) {
+  const { tenant } = await params;
+  const me = await myAccount();
+  const current = me.tenants.find((t) => t.id === tenant);
+  return (
+    <main className="page">
+      <div className="page-header">
+        <div className="header-row">
+          <h1>Sequences</h1>
+          <Link className="btn btn-primary btn-small" href={`/t/${tenant}/sequences/new`}>
+            New sequence
+          </Link>
+        </div>
+        <p>{current?.name ?? tenant} · every sequence with its versions; open one to edit it as a new version or run it.</p>
+        <TenantNav tenantId={tenant} />
+      </div>
+      <SequenceTable tenantId={tenant} />
+    </main>
+  );
+}

@@ -1,0 +1,109 @@
+// Sequences for the web app: the list (every version), one version's definition as the REST API
+// returns it, the handler names the editor suggests, creating a version (the same parse and
+// normalisation as POST /sequences) and running one (as POST /instances, input as `context.data`).
+import { storeParsedSequence } from "../../sequences.ts";
+import { z } from "zod";
+import { AppError, notFound } from "../../../engine/errors.ts";
+import type { Block } from "../../../engine/sequence/schema.ts";
+import { BUILTIN_HANDLERS, parseSequence } from "../../../engine/sequence/validate.ts";
+import { walkBlocks } from "../../../engine/sequence/walk.ts";
+import type { TenantStore } from "../../../engine/storage/index.ts";
+import { InstanceContext } from "../../rest/context.ts";
+import { wireSequence } from "../../rest/wire.ts";
+import { router, tenantProcedure } from "../trpc.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function sequenceIdOrNotFound(id: string): string {
+  if (!UUID.test(id)) throw notFound("sequence");
+  return id.toLowerCase();
+}
+
+/**
+ * Stores `json` as a new sequence version, exactly as POST /sequences does: parseSequence (shape,
+ * then the A.14 rules), then the canonical form with the id as PostgreSQL prints it.
+ */
+export async function storeSequence(store: TenantStore, json: unknown): Promise<{ id: string; warnings: string[] }> {
+  const { sequence, warnings } = parseSequence(json);
+  if (sequence.tenant_id !== store.tenantId) {
+    throw new AppError("invalid_argument", `tenant_id must be ${JSON.stringify(store.tenantId)}`, ["tenant_id"]);
+  }
+  const id = await storeParsedSequence(store, sequence);
+  return { id, warnings };
+}
+
+function handlersOf(definition: unknown, into: Set<string>) {
+  const blocks = (definition as { blocks?: unknown } | null)?.blocks;
+  if (!Array.isArray(blocks)) return;
+  try {
+    walkBlocks(blocks as Block[], (block) => {
+      if (block.type === "step" && typeof block.handler === "string" && block.handler !== "") into.add(block.handler);
+      if (block.type === "step" && typeof block.fallback_handler === "string" && block.fallback_handler !== "") into.add(block.fallback_handler);
+    });
+  } catch {
+    // A stored definition the walker cannot read suggests nothing.
+  }
+}
+
+export const sequencesRouter = router({
+  /** Every version, grouped by the page; newest first within a name. */
+  list: tenantProcedure.query(async ({ ctx }) => {
+    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const sequences = await store.listSequences();
+    return sequences.map((s) => ({ ...s, createdAt: s.createdAt.toISOString() }));
+  }),
+
+  /** One version: its wire JSON (what GET /sequences/{id} answers) and the other versions of its name. */
+  get: tenantProcedure.input(z.object({ sequenceId: z.string().max(64) })).query(async ({ ctx, input }) => {
+    const id = sequenceIdOrNotFound(input.sequenceId);
+    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const sequence = await store.getSequence(id);
+    if (!sequence) throw notFound("sequence");
+    const versions = (await store.listSequences())
+      .filter((s) => s.name === sequence.name && s.namespace === sequence.namespace)
+      .map((s) => ({ id: s.id, version: s.version, status: s.status }));
+    return { sequence: wireSequence(store.tenantId, sequence), versions };
+  }),
+
+  /** Built-in handlers and every handler named by the tenant's sequences, sorted. */
+  handlers: tenantProcedure.query(async ({ ctx }) => {
+    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const seen = new Set<string>();
+    for (const summary of await store.listSequences()) {
+      const record = await store.getSequence(summary.id);
+      if (record) handlersOf(record.definition, seen);
+    }
+    return { builtins: [...BUILTIN_HANDLERS].sort(), seen: [...seen].filter((h) => !BUILTIN_HANDLERS.has(h)).sort() };
+  }),
+
+  /** A new sequence version; the same answers as POST /sequences (BAD_REQUEST for a rule, CONFLICT for a taken name+version). */
+  create: tenantProcedure.input(z.object({ sequence: z.unknown() })).mutation(async ({ ctx, input }) => {
+    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    return storeSequence(store, input.sequence);
+  }),
+
+  /** Starts an instance of the sequence now, with `input` as `context.data`. */
+  run: tenantProcedure
+    .input(z.object({ sequenceId: z.string().max(64), input: z.json().default(null) }))
+    .mutation(async ({ ctx, input }) => {
+      const sequenceId = sequenceIdOrNotFound(input.sequenceId);
+      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      const sequence = await store.getSequence(sequenceId);
+      if (!sequence) throw notFound("sequence");
+      const { id } = await store.createInstance({
+        namespace: sequence.namespace,
+        sequenceId,
+        priority: 1, // Normal
+        context: InstanceContext.parse({ data: input.input }),
+        nextFireAt: null,
+        timezone: "UTC",
+        metadata: null,
+        idempotencyKey: null,
+        concurrencyKey: null,
+        maxConcurrency: null,
+        budget: null,
+        dryRun: false,
+      });
+      return { instanceId: id };
+    }),
+});
