@@ -2,9 +2,11 @@
 
 import { Handle, Position, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type NodeChange, type NodeProps, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { buildFlow, type BlockNodeData, type FlowNode, type Selection, type SlotNodeData } from "./flow.ts";
 import type { Path, SequenceDoc } from "./model.ts";
+
+const FIT = { maxZoom: 1, padding: 0.2 } as const;
 
 function BlockNode({ data }: NodeProps<Node<BlockNodeData, "block">>) {
   const { block, problems } = data;
@@ -53,6 +55,11 @@ export interface CanvasProps {
 function FlowCanvas({ doc, problems, selection, onSelect, onDrop }: CanvasProps) {
   const flow = useReactFlow<FlowNode, Edge>();
   const { nodes, edges } = useMemo(() => buildFlow(doc, problems, selection), [doc, problems, selection]);
+  // Keep the whole tree in view as blocks come and go, never zoomed in past 100 %.
+  const count = nodes.length;
+  useEffect(() => {
+    void flow.fitView(FIT);
+  }, [flow, count]);
   // The dragged node's position while it moves; everything else is where the layout puts it.
   const [drag, setDrag] = useState<{ id: string; position: { x: number; y: number } } | null>(null);
   const shown = drag ? nodes.map((node) => (node.id === drag.id ? { ...node, position: drag.position } : node)) : nodes;
@@ -82,6 +89,7 @@ function FlowCanvas({ doc, problems, selection, onSelect, onDrop }: CanvasProps)
         if (target) onDrop(node.data.path, selectionOf(target));
       }}
       fitView
+      fitViewOptions={FIT}
       minZoom={0.2}
       proOptions={{ hideAttribution: true }}
       aria-label="Sequence canvas"
