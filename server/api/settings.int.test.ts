@@ -157,11 +157,12 @@ describe("members.setRole and members.remove", () => {
   it("never demotes or removes the tenant's last admin, themselves included", async () => {
     const { tenantId, owner, caller } = await tenantWithAdmin();
     const someone = await makeUser(db, { memberOf: [[tenantId, "member"]] });
+    // One at a time: a second call started early would reject while the first is awaited.
     for (const attempt of [
-      caller.members.setRole({ tenantId, userId: owner.id, role: "member" }),
-      caller.members.remove({ tenantId, userId: owner.id }),
+      () => caller.members.setRole({ tenantId, userId: owner.id, role: "member" }),
+      () => caller.members.remove({ tenantId, userId: owner.id }),
     ]) {
-      const error = await trpcError(attempt);
+      const error = await trpcError(attempt());
       expect(error.code).toBe("BAD_REQUEST");
       expect(error.message).toMatch(/last admin/);
     }
