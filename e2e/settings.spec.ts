@@ -38,5 +38,5 @@ test("a member cannot open the settings pages: the ordinary not-found page", asy
   expect(missing?.status()).toBe(404);
   expect(await mainText(page)).toBe(refused);
   await page.goto("/t/globex");
-  await expect(page.getByRole("link", { name: "Settings" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Settings", exact: true })).toHaveCount(0);
 });
