@@ -29,7 +29,7 @@ test("an admin resets an open breaker after confirming, and the reset is recorde
   await expect(table.getByRole("row", { name: /billing_api/ })).toContainText("open");
 
   await page.getByRole("button", { name: "Reset billing_api" }).click();
-  const confirm = page.getByRole("group", { name: "Confirm reset of billing_api" });
+  const confirm = page.getByRole("group", { name: "Confirm: Reset billing_api" });
   await confirm.getByRole("button", { name: /confirm/i }).click();
 
   await expect(page.getByText("No open breakers: every handler is healthy.")).toBeVisible();

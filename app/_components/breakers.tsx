@@ -1,5 +1,6 @@
 "use client";
 
+import { ConfirmButton } from "./confirm-button";
 import { useEffect, useState } from "react";
 
 // Pieces shared by the tenant's breakers page and the operator's: the state badge, a countdown
@@ -44,32 +45,8 @@ export function TimeLeft({ state, secondsLeft, fetchedAt }: { state: BreakerStat
 
 /** "Reset" and then an inline "Reset? Confirm / Cancel": a reset is never one click. */
 export function ResetButton({ handler, pending, onConfirm }: { handler: string; pending: boolean; onConfirm: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  if (!confirming) {
-    return (
-      <button type="button" className="btn btn-small" aria-label={`Reset ${handler}`} onClick={() => setConfirming(true)} disabled={pending}>
-        {pending ? "Resetting…" : "Reset"}
-      </button>
-    );
-  }
   return (
-    <span className="confirm" role="group" aria-label={`Confirm reset of ${handler}`}>
-      <span>Reset?</span>
-      <button
-        type="button"
-        className="btn btn-small btn-danger"
-        onClick={() => {
-          setConfirming(false);
-          onConfirm();
-        }}
-      >
-        Confirm
-      </button>
-      {/* Focus lands on Cancel: a second Enter must not reset. */}
-      <button type="button" className="btn btn-small" onClick={() => setConfirming(false)} autoFocus>
-        Cancel
-      </button>
-    </span>
+    <ConfirmButton label="Reset" accessibleLabel={`Reset ${handler}`} question="Reset?" pending={pending} pendingLabel="Resetting…" onConfirm={onConfirm} />
   );
 }
 

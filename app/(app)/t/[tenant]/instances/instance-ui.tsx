@@ -1,9 +1,6 @@
 "use client";
 
-import { useState } from "react";
-
-// Pieces shared by the instance list and the detail page: state badges, timestamps and a button
-// that asks before it acts.
+// Pieces shared by the instance list and the detail page: state badges and timestamps.
 
 export const INSTANCE_STATES = ["scheduled", "running", "waiting", "paused", "completed", "failed", "cancelled"] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
@@ -54,35 +51,3 @@ export function Time({ iso }: { iso: string | null }) {
 /** The first block of a UUID: enough to tell instances apart on screen. */
 export const shortId = (id: string) => id.slice(0, 8);
 
-/** `label`, then an inline "<question> Confirm / Keep": for actions that cannot be undone. */
-export function ConfirmButton({
-  label, question, confirmLabel, pending, disabled, onConfirm,
-}: { label: string; question: string; confirmLabel: string; pending: boolean; disabled?: boolean; onConfirm: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  if (!confirming) {
-    return (
-      <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)} disabled={disabled || pending}>
-        {label}
-      </button>
-    );
-  }
-  return (
-    <span className="confirm" role="group" aria-label={question}>
-      <span>{question}</span>
-      <button
-        type="button"
-        className="btn btn-small btn-danger"
-        onClick={() => {
-          setConfirming(false);
-          onConfirm();
-        }}
-      >
-        {confirmLabel}
-      </button>
-      {/* Focus lands on the safe choice: a second Enter must not confirm. */}
-      <button type="button" className="btn btn-small" onClick={() => setConfirming(false)} autoFocus>
-        Keep it
-      </button>
-    </span>
-  );
-}

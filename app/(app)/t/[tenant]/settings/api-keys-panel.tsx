@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
-import { ChangeError, ConfirmButton } from "./confirm-button";
+import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { OneTimeSecret } from "./one-time-secret";
 
 export function ApiKeysPanel({ tenantId }: { tenantId: string }) {

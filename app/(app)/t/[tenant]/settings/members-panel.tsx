@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
-import { ChangeError, ConfirmButton } from "./confirm-button";
+import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { OneTimeSecret } from "./one-time-secret";
 
 type Role = "member" | "admin";

@@ -5,7 +5,8 @@ import Link from "next/link";
 import { useId, useState, type ReactNode } from "react";
 import { useTRPC } from "../../../../../_components/trpc";
 import { QueryError } from "../../../../../_components/query-error";
-import { ConfirmButton, InstanceStateBadge, shortId, Time } from "../instance-ui";
+import { ConfirmButton } from "../../../../../_components/confirm-button";
+import { InstanceStateBadge, shortId, Time } from "../instance-ui";
 import { BlockTree } from "./block-tree";
 import type { InstanceDetailData } from "./detail-types";
 import { SignalsPanel } from "./signals-panel";
@@ -169,11 +170,14 @@ function Actions({ tenantId, instanceId, can }: { tenantId: string; instanceId: 
           {pending("resume") ? "Resuming…" : "Resume"}
         </button>
         <ConfirmButton
-          label={pending("cancel") ? "Cancelling…" : "Cancel instance"}
+          label="Cancel instance"
           question="Cancel this instance? It cannot be undone."
           confirmLabel="Cancel instance"
-          pending={signal.isPending}
-          disabled={!can.cancel}
+          cancelLabel="Keep it"
+          pending={pending("cancel")}
+          pendingLabel="Cancelling…"
+          disabled={!can.cancel || signal.isPending}
+          prominent
           onConfirm={() => send("cancel")}
         />
       </div>

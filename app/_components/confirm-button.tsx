@@ -4,28 +4,44 @@ import { useState } from "react";
 
 /**
  * A button that asks first: "Remove" becomes an inline "Remove x? Confirm / Cancel", so a
- * destructive action is never one click (or one stray Enter).
+ * destructive action is never one click (or one stray Enter). One component for every such
+ * action: resets, removals, revocations, cancelling an instance.
  */
 export function ConfirmButton({
   label,
-  accessibleLabel,
+  accessibleLabel = label,
   question,
+  confirmLabel = "Confirm",
+  cancelLabel = "Cancel",
   pending,
-  pendingLabel,
+  pendingLabel = label,
+  disabled = false,
+  prominent = false,
   onConfirm,
 }: {
   label: string;
   /** The button's name for screen readers, naming what it acts on (it must contain `label`). */
-  accessibleLabel: string;
+  accessibleLabel?: string;
   question: string;
+  confirmLabel?: string;
+  cancelLabel?: string;
   pending: boolean;
-  pendingLabel: string;
+  pendingLabel?: string;
+  disabled?: boolean;
+  /** A full-size danger button (a page action) rather than a small one in a table row. */
+  prominent?: boolean;
   onConfirm: () => void;
 }) {
   const [confirming, setConfirming] = useState(false);
   if (!confirming) {
     return (
-      <button type="button" className="btn btn-small" aria-label={accessibleLabel} onClick={() => setConfirming(true)} disabled={pending}>
+      <button
+        type="button"
+        className={prominent ? "btn btn-danger" : "btn btn-small"}
+        aria-label={accessibleLabel}
+        onClick={() => setConfirming(true)}
+        disabled={disabled || pending}
+      >
         {pending ? pendingLabel : label}
       </button>
     );
@@ -41,11 +57,11 @@ export function ConfirmButton({
           onConfirm();
         }}
       >
-        Confirm
+        {confirmLabel}
       </button>
-      {/* Focus lands on Cancel: a second Enter must not confirm. */}
+      {/* Focus lands on the safe choice: a second Enter must not confirm. */}
       <button type="button" className="btn btn-small" onClick={() => setConfirming(false)} autoFocus>
-        Cancel
+        {cancelLabel}
       </button>
     </span>
   );
