@@ -18,6 +18,7 @@ import { mayRetry, nextAttemptAt } from "../retry.ts";
 import { evaluateCondition } from "../../sequence/expression.ts";
 import { HUMAN_INPUT_SIGNAL, inputGate } from "./blocks/human-input.ts";
 import { requestCancel } from "./cancel.ts";
+import { COORDINATION_HANDLERS, runCoordination } from "./coordination.ts";
 import { effectiveBlocks, injectBlocks } from "./self-modify.ts";
 import { readTreeCursor } from "./cursor.ts";
 import { evaluator } from "./evaluate.ts";
@@ -52,7 +53,7 @@ export type WorkerResult = { state: "pending" | "claimed" } | { state: "complete
 export type Signal = { type: "pause" | "resume" | "cancel" | "update_context"; payload: unknown } | { type: "custom"; name: string; payload: unknown };
 
 export interface TreeRunDeps {
-  db: Pick<pg.Pool, "query">;
+  db: Pick<pg.Pool, "query" | "connect">;
   commit: (progress: Commit) => Promise<boolean>;
   handlers: HandlerRegistry;
   preflight: (input: PreflightInput) => Promise<PreflightOutcome>;
@@ -337,6 +338,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     } catch (error) {
       return { kind: "failure", retryable: false, message: (error as Error).message };
     }
+    if (COORDINATION_HANDLERS.has(step.handler)) return runCoordination(step.handler, deps.db, claim.tenantId, params);
     if (step.handler === "self_modify") {
       try {
         return { kind: "modified", ...injectBlocks(sequence, cursor, step, params) };

@@ -388,6 +388,41 @@ describe("more of C and A.3", () => {
   });
 });
 
+describe("coordination handlers: same tenant only, no existence oracle (D)", () => {
+  const errorOf = async (id: string) => (await outputs(id)).find((o) => o.output?.__error__)?.output.message;
+
+  it("query_instance reads its own tenant's instance and answers {found: false} alike for foreign and missing ids", async () => {
+    const own = await run([sleep("nap", 5000)]);
+    const foreign = await run([sleep("nap", 5000)], null, "other-tenant");
+    const missing = "00000000-0000-4000-8000-000000000000";
+    const ask = (target: string) => run([step("q", "query_instance", { instance_id: target })]);
+    const [a, b, c] = await Promise.all([ask(own), ask(foreign), ask(missing)]);
+    for (const id of [a, b, c]) expect((await settle(id)).state).toBe("completed");
+    const answer = async (id: string) => (await outputs(id))[0]!.output;
+    expect(await answer(a)).toMatchObject({ found: true, state: expect.any(String) });
+    expect(await answer(b)).toEqual({ found: false });
+    expect(await answer(c)).toEqual(await answer(b));
+  });
+
+  it("send_signal signals its own tenant's instance; foreign, missing and finished targets fail with one message", async () => {
+    const own = await run([sleep("nap", 60_000)]);
+    const foreign = await run([sleep("nap", 60_000)], null, "other-tenant");
+    const finished = await run([step("x", "noop")]);
+    await settle(finished);
+    const send = (target: string) => run([step("s", "send_signal", { instance_id: target, signal_type: "cancel" })]);
+    const toOwn = await send(own);
+    expect((await settle(toOwn)).state).toBe("completed");
+    expect((await settle(own)).state).toBe("cancelled");
+
+    const refused = await Promise.all([send(foreign), send("00000000-0000-4000-8000-000000000000"), send(finished)]);
+    for (const id of refused) expect((await settle(id)).state).toBe("failed");
+    expect(await Promise.all(refused.map(errorOf))).toEqual(Array(3).fill("target instance not found"));
+    // the foreign instance never received anything
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1", [foreign]);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
 describe("self_modify", () => {
   it("adds validated blocks to its own instance, after itself, in the same write as its output", async () => {
     const id = await run([
