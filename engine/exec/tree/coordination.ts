@@ -1,4 +1,4 @@
-// Handlers that reach other instances (D: send_signal, query_instance). The tenant check sits
+// Handlers that reach other instances (D: send_signal, query_instance, emit_event). The tenant check sits
 // where the target is loaded: every lookup is by (caller's tenant, id), so another tenant's
 // instance is simply not there, and a missing and a foreign target give the same answer, word for
 // word. No answer about a foreign target mentions its state.
@@ -7,6 +7,7 @@ import { AppError, isAppError } from "../../errors.ts";
 import type { HandlerOutcome } from "../../handlers/types.ts";
 import { getInstance } from "../../storage/instance-records.ts";
 import { decodeSignalType, enqueueSignalIfActive } from "../../storage/signals.ts";
+import { emitEvent } from "../../storage/events.ts";
 import { isObject } from "./state.ts";
 
 type Db = Pick<pg.Pool, "query" | "connect">;
@@ -14,10 +15,11 @@ type Db = Pick<pg.Pool, "query" | "connect">;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TARGET_NOT_FOUND = "target instance not found";
 
-export const COORDINATION_HANDLERS = new Set(["send_signal", "query_instance"]);
+export const COORDINATION_HANDLERS = new Set(["send_signal", "query_instance", "emit_event"]);
 
-export async function runCoordination(handler: string, db: Db, tenantId: string, params: unknown): Promise<HandlerOutcome> {
+export async function runCoordination(handler: string, db: Db, tenantId: string, params: unknown, callerId: string): Promise<HandlerOutcome> {
   const input = isObject(params) ? params : {};
+  if (handler === "emit_event") return emit(db, tenantId, callerId, input);
   const target = typeof input.instance_id === "string" && UUID.test(input.instance_id) ? input.instance_id.toLowerCase() : null;
   if (handler === "query_instance") {
     const found = target ? await getInstance(db, tenantId, target) : null;
@@ -49,4 +51,25 @@ export async function runCoordination(handler: string, db: Db, tenantId: string,
     if (error instanceof AppError) return { kind: "failure", retryable: false, message: error.message };
     throw error;
   }
+}
+
+/**
+ * emit_event: a child instance of the named sequence in the caller's tenant, `data` as its
+ * context.data, `meta` recorded in its metadata with the parent's id. With `dedupe_key`, one
+ * child per key in the scope (`tenant`, or `parent`: this instance). Trigger slugs (tenant-scoped
+ * names for sequences) are not built yet: `sequence_name` names the sequence.
+ */
+async function emit(db: Db, tenantId: string, callerId: string, input: Record<string, unknown>): Promise<HandlerOutcome> {
+  const sequenceName = typeof input.sequence_name === "string" ? input.sequence_name : null;
+  if (!sequenceName) return { kind: "failure", retryable: false, message: "emit_event needs sequence_name (trigger slugs are not supported yet)" };
+  const key = typeof input.dedupe_key === "string" && input.dedupe_key !== "" ? input.dedupe_key : null;
+  const scope = input.dedupe_scope === "parent" ? `parent:${callerId}` : "tenant";
+  const meta = isObject(input.meta) ? input.meta : {};
+  const result = await emitEvent(db, {
+    tenantId, parentId: callerId, sequenceName, data: input.data ?? {},
+    metadata: { _trigger: sequenceName, _trigger_type: "emit_event", _trigger_event: { ...meta, source: "emit_event", parent_instance_id: callerId } },
+    ...(key ? { dedupe: { scope, key } } : {}),
+  });
+  if (!result) return { kind: "failure", retryable: false, message: `sequence not found: ${sequenceName}` };
+  return { kind: "success", output: { instance_id: result.instanceId, sequence_name: result.sequenceName, deduped: result.deduped } };
 }

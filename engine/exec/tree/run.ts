@@ -338,7 +338,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     } catch (error) {
       return { kind: "failure", retryable: false, message: (error as Error).message };
     }
-    if (COORDINATION_HANDLERS.has(step.handler)) return runCoordination(step.handler, deps.db, claim.tenantId, params);
+    if (COORDINATION_HANDLERS.has(step.handler)) return runCoordination(step.handler, deps.db, claim.tenantId, params, claim.id);
     if (step.handler === "self_modify") {
       try {
         return { kind: "modified", ...injectBlocks(sequence, cursor, step, params) };

@@ -423,6 +423,29 @@ describe("coordination handlers: same tenant only, no existence oracle (D)", () 
   });
 });
 
+describe("emit_event (D)", () => {
+  it("starts a child of the named sequence in the caller's tenant, with data and meta", async () => {
+    await insertSequence(db, "acme", [step("hello", "log", { message: "{{ context.data.who }}" })], "emitted");
+    const id = await run([step("e", "emit_event", { sequence_name: "emitted", data: { who: "ada" }, meta: { reason: "signup" } })]);
+    expect((await settle(id)).state).toBe("completed");
+    const out = (await outputs(id))[0]!.output;
+    expect(out).toMatchObject({ sequence_name: "emitted", deduped: false });
+    const child = await settle(out.instance_id);
+    expect(child.state).toBe("completed");
+    expect(child.context.data).toEqual({ who: "ada" });
+    const { rows } = await db.sql.query("SELECT tenant_id, metadata FROM task_instances WHERE id = $1", [out.instance_id]);
+    expect(rows[0]).toMatchObject({ tenant_id: "acme", metadata: { _trigger_event: { reason: "signup", source: "emit_event", parent_instance_id: id } } });
+  });
+
+  it("cannot start another tenant's sequence: it fails as for a missing one", async () => {
+    await insertSequence(db, "globex", [step("x", "noop")], "globex-emitted");
+    const id = await run([step("e", "emit_event", { sequence_name: "globex-emitted" })]);
+    expect((await settle(id)).state).toBe("failed");
+    const missing = await run([step("e", "emit_event", { sequence_name: "no-such-emitted" })]);
+    expect((await settle(missing)).state).toBe("failed");
+  });
+});
+
 describe("self_modify", () => {
   it("adds validated blocks to its own instance, after itself, in the same write as its output", async () => {
     const id = await run([

@@ -1,0 +1,65 @@
+// SQL of emit_event (D): a child instance in the caller's own tenant and namespace, optionally
+// deduplicated. The dedupe row and the child are written in one transaction, so a crash can
+// never leave a dedupe row pointing at a child that does not exist.
+import type pg from "pg";
+import { uuidv7 } from "./ids.ts";
+import { inTransaction } from "./transaction.ts";
+
+type Connectable = Pick<pg.Pool, "connect">;
+
+export interface EmitEvent {
+  tenantId: string;
+  parentId: string;
+  sequenceName: string;
+  data: unknown;
+  metadata: unknown;
+  /** `tenant` or `parent:<instance id>`, with the key; absent: no deduplication. */
+  dedupe?: { scope: string; key: string };
+}
+
+export type EmitResult = { instanceId: string; sequenceName: string; deduped: boolean } | null;
+
+/** The child's id (new, or the one an earlier emit with the same dedupe key made); null when no such sequence. */
+export async function emitEvent(db: Connectable, event: EmitEvent, beforeChild: () => void = () => {}): Promise<EmitResult> {
+  return inTransaction(db, async (client) => {
+    const { rows: sequences } = await client.query<{ id: string }>({
+      name: "emit_find_sequence",
+      text: `SELECT s.id FROM sequences s
+               JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1 AND s.namespace = p.namespace
+              WHERE s.tenant_id = $1 AND s.name = $3 AND NOT s.deprecated
+              ORDER BY s.version DESC LIMIT 1`,
+      values: [event.tenantId, event.parentId, event.sequenceName],
+    });
+    const sequenceId = sequences[0]?.id;
+    if (!sequenceId) return null;
+    const childId = uuidv7();
+    if (event.dedupe) {
+      // A concurrent emit with the same key waits here for the first to commit, then finds its child.
+      const { rows: claimed } = await client.query<{ child_instance_id: string }>({
+        name: "emit_dedupe",
+        text: `INSERT INTO event_dedupe (tenant_id, scope, dedupe_key, child_instance_id) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (tenant_id, scope, dedupe_key) DO NOTHING RETURNING child_instance_id`,
+        values: [event.tenantId, event.dedupe.scope, event.dedupe.key, childId],
+      });
+      if (claimed.length === 0) {
+        const { rows } = await client.query<{ child_instance_id: string }>({
+          name: "emit_deduped",
+          text: "SELECT child_instance_id FROM event_dedupe WHERE tenant_id = $1 AND scope = $2 AND dedupe_key = $3",
+          values: [event.tenantId, event.dedupe.scope, event.dedupe.key],
+        });
+        return { instanceId: rows[0]!.child_instance_id, sequenceName: event.sequenceName, deduped: true };
+      }
+    }
+    beforeChild(); // tests inject a crash here
+    await client.query({
+      name: "emit_child",
+      text: `INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, priority, context, next_fire_at, timezone, metadata)
+             SELECT $3, tenant_id, namespace, $4, 'scheduled', priority,
+                    jsonb_build_object('data', $5::jsonb, 'config', NULL, 'audit', '[]'::jsonb, 'runtime', '{}'::jsonb),
+                    now(), timezone, $6::jsonb
+               FROM task_instances WHERE id = $2 AND tenant_id = $1`,
+      values: [event.tenantId, event.parentId, childId, sequenceId, JSON.stringify(event.data ?? {}), JSON.stringify(event.metadata ?? null)],
+    });
+    return { instanceId: childId, sequenceName: event.sequenceName, deduped: false };
+  });
+}
