@@ -2,6 +2,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createTenant } from "../server/control/tenants.ts";
 import { addMember, createUser, type Role } from "../server/control/users.ts";
+import { commitProgress, insertWorkerTask } from "../engine/storage/execution.ts";
 import type { TestDatabase } from "./db.ts";
 
 export const PASSWORD = "correct horse battery";
@@ -53,4 +54,31 @@ export async function insertInstancesOf(db: TestDatabase, tenantId: string, sequ
     [tenantId, sequenceId, count, JSON.stringify(context)],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * An instance parked on a worker task the way the engine parks one: running under lease epoch 1,
+ * the task inserted, then committed as `waiting` on it. `ageMs` moves the task's creation into
+ * the past (for the reaper's timeouts).
+ */
+export async function parkOnWorkerTask(
+  db: TestDatabase,
+  tenantId: string,
+  handlerName: string,
+  options: { queue?: string; blockId?: string; attempt?: number; timeoutMs?: number; ageMs?: number; params?: unknown; context?: unknown } = {},
+): Promise<{ instanceId: string; taskId: string }> {
+  const blockId = options.blockId ?? "ext";
+  const sequenceId = await insertSequence(db, tenantId, [{ type: "step", id: blockId, handler: handlerName }]);
+  const [instanceId] = (await insertInstancesOf(db, tenantId, sequenceId)) as [string];
+  await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 1 WHERE id = $1", [instanceId]);
+  const fence = { instanceId, tenantId, leaseEpoch: 1 };
+  const taskId = await insertWorkerTask(db.sql, {
+    ...fence, blockId, handlerName, queueName: options.queue ?? null, params: options.params ?? { n: 1 },
+    context: options.context ?? { data: { a: 1 }, config: null }, attempt: options.attempt ?? 0, timeoutMs: options.timeoutMs ?? null,
+  });
+  if (!taskId || !(await commitProgress(db.sql, { ...fence, state: "waiting", cursor: null, waitingOn: [taskId] }))) {
+    throw new Error("could not park the instance");
+  }
+  await db.sql.query("UPDATE worker_tasks SET created_at = created_at - $2 * interval '1 millisecond' WHERE id = $1", [taskId, options.ageMs ?? 0]);
+  return { instanceId, taskId };
 }

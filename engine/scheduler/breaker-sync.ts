@@ -4,11 +4,11 @@
 //   awaits); leaving Open deletes the row;
 // - at boot the Open rows come back with their opened_at, so the cooldown clock survives;
 // - every SYNC_MS, Open rows written by other processes are honoured, and resets (by operators or
-//   admins, from the reset feed) drop the breaker here too: both reach every process within 5 s.
-import type { BreakerTransition, CircuitBreakerRegistry } from "../breakers/registry.ts";
+//   admins, from the reset feed) drop the breaker here too: both reach every process within 5 s;
+//   tenant admins' per-handler settings are picked up on the same sweep.
+import type { BreakerSettings, BreakerTransition, CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Backend } from "../storage/backends.ts";
-import type { BreakerSettings } from "../breakers/registry.ts";
 import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker } from "../storage/breakers.ts";
 
 export const SYNC_MS = 2_000;

@@ -174,7 +174,6 @@ export interface NewWorkerTask {
   instanceId: string;
   tenantId: string;
   leaseEpoch: number;
-  cursor: unknown;
   blockId: string;
   handlerName: string;
   queueName: string | null;
@@ -185,37 +184,10 @@ export interface NewWorkerTask {
 }
 
 /**
- * Hands a step to an external worker: the pending task and the instance's move to `waiting`
- * in one fenced statement, so a lost lease creates no task.
- */
-export async function createWorkerTaskAndWait(db: Queryable, t: NewWorkerTask): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>({
-    name: "create_worker_task_and_wait",
-    text: `WITH updated AS (
-             UPDATE task_instances
-                SET state = 'waiting', cursor = $4, next_fire_at = NULL, defer_reason = NULL,
-                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-              WHERE id = $1 AND tenant_id = $2 AND lease_epoch = $3 AND state = 'running'
-              RETURNING id, tenant_id
-           ), inserted AS (
-             INSERT INTO worker_tasks (id, tenant_id, instance_id, block_id, handler_name, queue_name, params, context, attempt, timeout_ms)
-             SELECT gen_random_uuid(), tenant_id, id, $5, $6, $7, $8, $9, $10, $11 FROM updated
-             RETURNING 1
-           )
-           SELECT count(*)::int AS n FROM updated`,
-    values: [
-      t.instanceId, t.tenantId, t.leaseEpoch, JSON.stringify(t.cursor), t.blockId, t.handlerName, t.queueName,
-      JSON.stringify(t.params ?? null), JSON.stringify(t.context ?? null), t.attempt, t.timeoutMs,
-    ],
-  });
-  return rows[0]!.n === 1;
-}
-
-/**
  * Creates a step's worker task while the instance keeps running (other branches may still run).
  * Returns the task's id, which the step's node keeps, or null when the lease was lost.
  */
-export async function insertWorkerTask(db: Queryable, t: Omit<NewWorkerTask, "cursor">): Promise<string | null> {
+export async function insertWorkerTask(db: Queryable, t: NewWorkerTask): Promise<string | null> {
   const id = uuidv7();
   const { rowCount } = await db.query({
     name: "insert_worker_task",

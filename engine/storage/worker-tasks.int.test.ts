@@ -5,8 +5,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
-import { createWorkerTaskAndWait } from "./execution.ts";
+import { insertInstancesOf, insertSequence, parkOnWorkerTask } from "../../test/factories.ts";
 import {
   cancelWorkerTasks, completeWorkerTask, failWorkerTask, findTaskResult, heartbeatWorkerTask, listWorkerTaskAttempts,
   listWorkerTasks, pollWorkerTasks, reapWorkerTasks, TIMEOUT_MESSAGE, workerTaskStats,
@@ -26,31 +25,8 @@ interface Parked {
   taskId: string;
 }
 
-/**
- * An instance parked on a worker task the way the engine does it: running under lease epoch 1,
- * then createWorkerTaskAndWait. `age` moves the task's creation that far into the past.
- */
-async function park(
-  tenantId: string,
-  handlerName: string,
-  options: { queue?: string; blockId?: string; attempt?: number; timeoutMs?: number; ageMs?: number } = {},
-): Promise<Parked> {
-  const blockId = options.blockId ?? "ext";
-  const sequenceId = await insertSequence(db, tenantId, [{ type: "step", id: blockId, handler: handlerName }]);
-  const [instanceId] = await insertInstancesOf(db, tenantId, sequenceId);
-  await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 1 WHERE id = $1", [instanceId]);
-  const created = await createWorkerTaskAndWait(db.sql, {
-    instanceId: instanceId!, tenantId, leaseEpoch: 1, cursor: { index: 0, attempt: options.attempt ?? 0 }, blockId, handlerName,
-    queueName: options.queue ?? null, params: { n: 1 }, context: { data: { a: 1 }, config: null }, attempt: options.attempt ?? 0,
-    timeoutMs: options.timeoutMs ?? null,
-  });
-  expect(created).toBe(true);
-  const { rows } = await db.sql.query<{ id: string }>(
-    `UPDATE worker_tasks SET created_at = created_at - $2 * interval '1 millisecond' WHERE instance_id = $1 RETURNING id`,
-    [instanceId, options.ageMs ?? 0],
-  );
-  return { instanceId: instanceId!, taskId: rows[0]!.id };
-}
+const park = (tenantId: string, handlerName: string, options: Parameters<typeof parkOnWorkerTask>[3] = {}): Promise<Parked> =>
+  parkOnWorkerTask(db, tenantId, handlerName, options);
 
 /** `count` bare tasks (no instance behind them), created 1 ms apart from `since`, oldest first. */
 async function insertTasks(tenantId: string, handlerName: string, count: number, options: { queue?: string; since?: Date } = {}) {

@@ -3,10 +3,9 @@
 // attempts, and that a worker key only ever sees its own tenant's tasks.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkerTaskAndWait } from "../../engine/storage/execution.ts";
 import { cancelWorkerTasks, reapWorkerTasks } from "../../engine/storage/worker-tasks.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
+import { parkOnWorkerTask } from "../../test/factories.ts";
 import { ROUTES } from "./routes.ts";
 import { call, expectSameReply, operatorKey, tenantWithKey, type Reply } from "./testing.ts";
 
@@ -27,29 +26,8 @@ const TASK_NOT_FOUND = { error: "not found: worker task not found" };
 /** A handler name of its own per test, so tests never see each other's tasks. */
 const handler = () => `h-${randomUUID().slice(0, 8)}`;
 
-/** An instance parked on a worker task the way the engine does it (running under epoch 1, then handed off). */
-async function park(
-  tenantId: string,
-  handlerName: string,
-  options: { queue?: string; blockId?: string; ageMs?: number } = {},
-): Promise<{ instanceId: string; taskId: string }> {
-  const blockId = options.blockId ?? "ext";
-  const sequenceId = await insertSequence(db, tenantId, [{ type: "step", id: blockId, handler: handlerName }]);
-  const [instanceId] = await insertInstancesOf(db, tenantId, sequenceId);
-  await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 1 WHERE id = $1", [instanceId]);
-  expect(
-    await createWorkerTaskAndWait(db.sql, {
-      instanceId: instanceId!, tenantId, leaseEpoch: 1, cursor: { index: 0, attempt: 0 }, blockId, handlerName,
-      queueName: options.queue ?? null, params: { invoice: 7 }, context: { data: { customer: "c1" }, config: null },
-      attempt: 0, timeoutMs: null,
-    }),
-  ).toBe(true);
-  const { rows } = await db.sql.query<{ id: string }>(
-    "UPDATE worker_tasks SET created_at = created_at - $2 * interval '1 millisecond' WHERE instance_id = $1 RETURNING id",
-    [instanceId, options.ageMs ?? 0],
-  );
-  return { instanceId: instanceId!, taskId: rows[0]!.id };
-}
+const park = (tenantId: string, handlerName: string, options: { queue?: string; blockId?: string; ageMs?: number } = {}) =>
+  parkOnWorkerTask(db, tenantId, handlerName, { ...options, params: { invoice: 7 }, context: { data: { customer: "c1" }, config: null } });
 
 type Tenant = { id: string; key: string };
 
