@@ -21,7 +21,7 @@ import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryCo
 import { TenantPartitionRouter } from "./router.ts";
 import { enqueueSignalIfActive, takePendingSignals, type NewSignal } from "./signals.ts";
 import {
-  existingSequenceIds, getSequence, insertSequence, listSequences, sequenceOwner, type NewSequence,
+  existingSequenceIds, getSequence, insertSequence, listHandlerNames, listSequences, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
 import {
   completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks, pollWorkerTasks,
@@ -63,6 +63,10 @@ export class TenantStore {
 
   listSequences() {
     return listSequences(this.backend.pool, this.tenantId);
+  }
+
+  listHandlerNames() {
+    return listHandlerNames(this.backend.pool, this.tenantId);
   }
 
   getSequence(id: string) {

@@ -105,3 +105,18 @@ export async function sequenceOwner(db: Queryable, id: string): Promise<string |
   });
   return rows[0]?.tenant_id ?? null;
 }
+
+/** Every handler name the tenant's sequences use (steps, fallbacks, compensations), in one query. */
+export async function listHandlerNames(db: Queryable, tenantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ handler: string }>({
+    name: "list_handler_names",
+    text: `SELECT DISTINCT v #>> '{}' AS handler
+             FROM sequences s,
+                  LATERAL (SELECT jsonb_path_query(s.definition, '$.**.handler') AS v
+                           UNION ALL SELECT jsonb_path_query(s.definition, '$.**.fallback_handler')) found
+            WHERE s.tenant_id = $1 AND jsonb_typeof(v) = 'string' AND v #>> '{}' <> ''
+            ORDER BY 1 LIMIT 1000`,
+    values: [tenantId],
+  });
+  return rows.map((r) => r.handler);
+}

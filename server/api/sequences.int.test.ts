@@ -63,6 +63,16 @@ describe("sequences.create", () => {
     expect(handlers.builtins).toContain("log");
   });
 
+  it("suggests the handler names the tenant's sequences use, nested and fallbacks included, in one query", async () => {
+    const blocks = [
+      { type: "parallel", id: "p", branches: [[{ type: "step", id: "a", handler: "crm_sync", fallback_handler: "crm_backup" }], [{ type: "step", id: "b", handler: "log" }]] },
+    ];
+    await callerFor(member.id).sequences.create({ tenantId: tenantA, sequence: sequence({ name: "uses-handlers", blocks }) });
+    const { seen } = await callerFor(member.id).sequences.handlers({ tenantId: tenantA });
+    expect(seen).toEqual(expect.arrayContaining(["crm_backup", "crm_sync"]));
+    expect(seen).not.toContain("log");
+  });
+
   it("refuses an invalid sequence with the validator's message", async () => {
     const input = sequence({ name: "broken", blocks: [{ type: "step", id: "a", handler: "" }] });
     const error = await trpcError(callerFor(member.id).sequences.create({ tenantId: tenantA, sequence: input }));

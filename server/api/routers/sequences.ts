@@ -4,9 +4,7 @@
 import { storeParsedSequence } from "../../sequences.ts";
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
-import type { Block } from "../../../engine/sequence/schema.ts";
 import { BUILTIN_HANDLERS, parseSequence } from "../../../engine/sequence/validate.ts";
-import { walkBlocks } from "../../../engine/sequence/walk.ts";
 import type { TenantStore } from "../../../engine/storage/index.ts";
 import { InstanceContext } from "../../rest/context.ts";
 import { wireSequence } from "../../rest/wire.ts";
@@ -32,19 +30,6 @@ export async function storeSequence(store: TenantStore, json: unknown): Promise<
   return { id, warnings };
 }
 
-function handlersOf(definition: unknown, into: Set<string>) {
-  const blocks = (definition as { blocks?: unknown } | null)?.blocks;
-  if (!Array.isArray(blocks)) return;
-  try {
-    walkBlocks(blocks as Block[], (block) => {
-      if (block.type === "step" && typeof block.handler === "string" && block.handler !== "") into.add(block.handler);
-      if (block.type === "step" && typeof block.fallback_handler === "string" && block.fallback_handler !== "") into.add(block.fallback_handler);
-    });
-  } catch {
-    // A stored definition the walker cannot read suggests nothing.
-  }
-}
-
 export const sequencesRouter = router({
   /** Every version, grouped by the page; newest first within a name. */
   list: tenantProcedure.query(async ({ ctx }) => {
@@ -68,12 +53,8 @@ export const sequencesRouter = router({
   /** Built-in handlers and every handler named by the tenant's sequences, sorted. */
   handlers: tenantProcedure.query(async ({ ctx }) => {
     const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    const seen = new Set<string>();
-    for (const summary of await store.listSequences()) {
-      const record = await store.getSequence(summary.id);
-      if (record) handlersOf(record.definition, seen);
-    }
-    return { builtins: [...BUILTIN_HANDLERS].sort(), seen: [...seen].filter((h) => !BUILTIN_HANDLERS.has(h)).sort() };
+    const seen = await store.listHandlerNames();
+    return { builtins: [...BUILTIN_HANDLERS].sort(), seen: seen.filter((h) => !BUILTIN_HANDLERS.has(h)) };
   }),
 
   /** A new sequence version; the same answers as POST /sequences (BAD_REQUEST for a rule, CONFLICT for a taken name+version). */
