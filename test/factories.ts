@@ -35,12 +35,12 @@ export async function insertDueInstances(db: TestDatabase, tenantId: string, cou
 }
 
 /** Stores a sequence of `blocks` for the tenant (definition as clients send it) and returns its id. */
-export async function insertSequence(db: TestDatabase, tenantId: string, blocks: unknown[], name = `seq-${randomBytes(3).toString("hex")}`) {
+export async function insertSequence(db: TestDatabase, tenantId: string, blocks: unknown[], name = `seq-${randomBytes(3).toString("hex")}`, version = 1) {
   const id = randomUUID();
-  const definition = { id, tenant_id: tenantId, namespace: "default", name, version: 1, created_at: new Date().toISOString(), blocks };
+  const definition = { id, tenant_id: tenantId, namespace: "default", name, version, created_at: new Date().toISOString(), blocks };
   await db.sql.query(
-    "INSERT INTO sequences (id, tenant_id, namespace, name, version, definition, created_at) VALUES ($1, $2, 'default', $3, 1, $4, now())",
-    [id, tenantId, name, JSON.stringify(definition)],
+    "INSERT INTO sequences (id, tenant_id, namespace, name, version, definition, created_at) VALUES ($1, $2, 'default', $3, $4, $5, now())",
+    [id, tenantId, name, version, JSON.stringify(definition)],
   );
   return id;
 }

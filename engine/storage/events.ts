@@ -10,7 +10,8 @@ type Connectable = Pick<pg.Pool, "connect">;
 export interface EmitEvent {
   tenantId: string;
   parentId: string;
-  sequenceName: string;
+  /** The sequence to spawn: by name, or through one of the tenant's trigger slugs. */
+  target: { sequenceName: string } | { triggerSlug: string };
   data: unknown;
   metadata: unknown;
   /** `tenant` or `parent:<instance id>`, with the key; absent: no deduplication. */
@@ -19,19 +20,33 @@ export interface EmitEvent {
 
 export type EmitResult = { instanceId: string; sequenceName: string; deduped: boolean } | null;
 
+// The newest sequence version that is not deprecated, in the parent's namespace; through a
+// trigger, the one it pins when it pins one.
+const FIND_BY_NAME = {
+  name: "emit_find_sequence",
+  text: `SELECT s.id, s.name FROM sequences s
+           JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1 AND s.namespace = p.namespace
+          WHERE s.tenant_id = $1 AND s.name = $3 AND NOT s.deprecated
+          ORDER BY s.version DESC LIMIT 1`,
+};
+const FIND_BY_TRIGGER = {
+  name: "emit_find_trigger_sequence",
+  text: `SELECT s.id, s.name FROM triggers t
+           JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1
+           JOIN sequences s ON s.tenant_id = $1 AND s.namespace = p.namespace AND s.name = t.sequence_name
+          WHERE t.tenant_id = $1 AND t.slug = $3 AND NOT s.deprecated
+            AND (t.sequence_version IS NULL OR s.version = t.sequence_version)
+          ORDER BY s.version DESC LIMIT 1`,
+};
+
 /** The child's id (new, or the one an earlier emit with the same dedupe key made); null when no such sequence. */
 export async function emitEvent(db: Connectable, event: EmitEvent, beforeChild: () => void = () => {}): Promise<EmitResult> {
   return inTransaction(db, async (client) => {
-    const { rows: sequences } = await client.query<{ id: string }>({
-      name: "emit_find_sequence",
-      text: `SELECT s.id FROM sequences s
-               JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1 AND s.namespace = p.namespace
-              WHERE s.tenant_id = $1 AND s.name = $3 AND NOT s.deprecated
-              ORDER BY s.version DESC LIMIT 1`,
-      values: [event.tenantId, event.parentId, event.sequenceName],
-    });
-    const sequenceId = sequences[0]?.id;
-    if (!sequenceId) return null;
+    const [find, name] = "triggerSlug" in event.target ? [FIND_BY_TRIGGER, event.target.triggerSlug] : [FIND_BY_NAME, event.target.sequenceName];
+    const { rows: sequences } = await client.query<{ id: string; name: string }>({ ...find, values: [event.tenantId, event.parentId, name] });
+    const sequence = sequences[0];
+    if (!sequence) return null;
+    const sequenceId = sequence.id;
     const childId = uuidv7();
     if (event.dedupe) {
       // A concurrent emit with the same key waits here for the first to commit, then finds its child.
@@ -42,12 +57,16 @@ export async function emitEvent(db: Connectable, event: EmitEvent, beforeChild: 
         values: [event.tenantId, event.dedupe.scope, event.dedupe.key, childId],
       });
       if (claimed.length === 0) {
-        const { rows } = await client.query<{ child_instance_id: string }>({
+        // The earlier child's own sequence: a trigger may have been repointed since.
+        const { rows } = await client.query<{ child_instance_id: string; name: string | null }>({
           name: "emit_deduped",
-          text: "SELECT child_instance_id FROM event_dedupe WHERE tenant_id = $1 AND scope = $2 AND dedupe_key = $3",
+          text: `SELECT d.child_instance_id, s.name FROM event_dedupe d
+                   LEFT JOIN task_instances c ON c.id = d.child_instance_id AND c.tenant_id = d.tenant_id
+                   LEFT JOIN sequences s ON s.id = c.sequence_id AND s.tenant_id = d.tenant_id
+                  WHERE d.tenant_id = $1 AND d.scope = $2 AND d.dedupe_key = $3`,
           values: [event.tenantId, event.dedupe.scope, event.dedupe.key],
         });
-        return { instanceId: rows[0]!.child_instance_id, sequenceName: event.sequenceName, deduped: true };
+        return { instanceId: rows[0]!.child_instance_id, sequenceName: rows[0]!.name ?? sequence.name, deduped: true };
       }
     }
     beforeChild(); // tests inject a crash here
@@ -60,6 +79,6 @@ export async function emitEvent(db: Connectable, event: EmitEvent, beforeChild: 
                FROM task_instances WHERE id = $2 AND tenant_id = $1`,
       values: [event.tenantId, event.parentId, childId, sequenceId, JSON.stringify(event.data ?? {}), JSON.stringify(event.metadata ?? null)],
     });
-    return { instanceId: childId, sequenceName: event.sequenceName, deduped: false };
+    return { instanceId: childId, sequenceName: sequence.name, deduped: false };
   });
 }

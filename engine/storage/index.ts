@@ -23,6 +23,7 @@ import { enqueueSignalIfActive, takePendingSignals, type NewSignal } from "./sig
 import {
   existingSequenceIds, getSequence, insertSequence, listHandlerNames, listSequences, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
+import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import {
   completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks, pollWorkerTasks,
   workerTaskStats, type PollRequest, type WorkerLease, type WorkerTaskFilter,
@@ -37,6 +38,7 @@ export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
 export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 export type { BreakerReset, OpenBreakerRow } from "./breakers.ts";
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
+export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
 export {
   WORKER_TASK_STATES, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
@@ -292,6 +294,23 @@ export class TenantStore {
     return setBreakerSettings(this.backend.pool, { tenantId: this.tenantId, handler, ...settings }, bounds);
   }
   // ---------------------------------------------------------------- end of circuit breakers
+
+  // ---------------------------------------------------------------- trigger slugs (emit_event)
+  listTriggers() {
+    return listTriggers(this.backend.pool, this.tenantId);
+  }
+
+  getTrigger(slug: string) {
+    return getTrigger(this.backend.pool, this.tenantId, slug);
+  }
+
+  putTrigger(slug: string, trigger: NewTrigger) {
+    return putTrigger(this.backend.pool, this.tenantId, slug, trigger);
+  }
+
+  deleteTrigger(slug: string) {
+    return deleteTrigger(this.backend.pool, this.tenantId, slug);
+  }
 }
 
 const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;

@@ -53,3 +53,9 @@ export function actingTenant(principal: Principal, names: readonly string[]): st
   if (acting !== null && !TENANT_SLUG_PATTERN.test(acting)) return undefined;
   return acting;
 }
+
+/** How the audit log names the key a request came with: its prefix. */
+export async function keyActor(prisma: Prisma, principal: Principal): Promise<string> {
+  const key = await prisma.apiKey.findUnique({ where: { id: principal.keyId }, select: { prefix: true } });
+  return key?.prefix ?? "unknown";
+}

@@ -8,6 +8,7 @@ import { createSequence, getSequence, sequenceBody } from "./handlers/sequences.
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
+import { deleteTrigger, getTrigger, listTriggers, putTrigger, triggerBody } from "./handlers/triggers.ts";
 import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
   pollTasks, queuePollBody, taskStats,
@@ -43,4 +44,9 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers", access: "tenant", notFound: "tenant", handle: listTenantBreakers }),
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers/{handler}", access: "tenant", notFound: "circuit breaker", handle: getBreaker }),
   defineRoute({ method: "POST", path: "/tenants/{tenant_id}/circuit-breakers/{handler}/reset", access: "tenant", notFound: "tenant", handle: resetBreaker }),
+  // Trigger slugs (emit_event's targets). Another tenant's slug answers as a slug nobody has.
+  defineRoute({ method: "GET", path: "/triggers", access: "tenant", notFound: "tenant", handle: listTriggers }),
+  defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: getTrigger }),
+  defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "tenant", notFound: "tenant", body: triggerBody, handle: putTrigger }),
+  defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: deleteTrigger }),
 ];

@@ -54,22 +54,32 @@ export async function runCoordination(handler: string, db: Db, tenantId: string,
 }
 
 /**
- * emit_event: a child instance of the named sequence in the caller's tenant, `data` as its
- * context.data, `meta` recorded in its metadata with the parent's id. With `dedupe_key`, one
- * child per key in the scope (`tenant`, or `parent`: this instance). Trigger slugs (tenant-scoped
- * names for sequences) are not built yet: `sequence_name` names the sequence.
+ * emit_event: a child instance in the caller's tenant, of the sequence a `trigger_slug` (one of the
+ * tenant's triggers) or a `sequence_name` names, looked up in the caller's namespace. `data` is its
+ * context.data, `meta` goes into its metadata with the parent's id. With `dedupe_key`, one child
+ * per key in the scope (`tenant`, or `parent`: this instance).
  */
 async function emit(db: Db, tenantId: string, callerId: string, input: Record<string, unknown>): Promise<HandlerOutcome> {
-  const sequenceName = typeof input.sequence_name === "string" ? input.sequence_name : null;
-  if (!sequenceName) return { kind: "failure", retryable: false, message: "emit_event needs sequence_name (trigger slugs are not supported yet)" };
+  const slug = typeof input.trigger_slug === "string" && input.trigger_slug !== "" ? input.trigger_slug : null;
+  const sequenceName = typeof input.sequence_name === "string" && input.sequence_name !== "" ? input.sequence_name : null;
+  if (!slug && !sequenceName) return { kind: "failure", retryable: false, message: "emit_event needs trigger_slug (or sequence_name)" };
+  if (input.dedupe_scope !== undefined && input.dedupe_scope !== "parent" && input.dedupe_scope !== "tenant") {
+    return { kind: "failure", retryable: false, message: "dedupe_scope must be \"parent\" or \"tenant\"" };
+  }
   const key = typeof input.dedupe_key === "string" && input.dedupe_key !== "" ? input.dedupe_key : null;
   const scope = input.dedupe_scope === "parent" ? `parent:${callerId}` : "tenant";
   const meta = isObject(input.meta) ? input.meta : {};
   const result = await emitEvent(db, {
-    tenantId, parentId: callerId, sequenceName, data: input.data ?? {},
-    metadata: { _trigger: sequenceName, _trigger_type: "emit_event", _trigger_event: { ...meta, source: "emit_event", parent_instance_id: callerId } },
+    tenantId, parentId: callerId, target: slug ? { triggerSlug: slug } : { sequenceName: sequenceName! }, data: input.data ?? {},
+    metadata: {
+      _trigger: slug ?? sequenceName, _trigger_type: "emit_event",
+      _trigger_event: { ...meta, source: "emit_event", parent_instance_id: callerId },
+    },
     ...(key ? { dedupe: { scope, key } } : {}),
   });
-  if (!result) return { kind: "failure", retryable: false, message: `sequence not found: ${sequenceName}` };
+  if (!result) {
+    const message = slug ? `trigger not found: ${slug} (or its sequence is not in this namespace)` : `sequence not found: ${sequenceName}`;
+    return { kind: "failure", retryable: false, message };
+  }
   return { kind: "success", output: { instance_id: result.instanceId, sequence_name: result.sequenceName, deduped: result.deduped } };
 }

@@ -7,6 +7,7 @@ import { createBuiltInHandlers } from "../../handlers/registry.ts";
 import { createLogger } from "../../logger.ts";
 import { Scheduler, type SchedulerConfig } from "../../scheduler/scheduler.ts";
 import { enqueueSignalIfActive } from "../../storage/signals.ts";
+import { putTrigger } from "../../storage/triggers.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../../storage/worker-tasks.ts";
 
 let db: TestDatabase;
@@ -443,6 +444,71 @@ describe("emit_event (D)", () => {
     expect((await settle(id)).state).toBe("failed");
     const missing = await run([step("e", "emit_event", { sequence_name: "no-such-emitted" })]);
     expect((await settle(missing)).state).toBe("failed");
+  });
+});
+
+describe("emit_event by trigger slug (D)", () => {
+  const errorOf = async (id: string) => (await outputs(id)).find((o) => o.output?.__error__)?.output.message;
+  const emitted = async (id: string) => {
+    expect((await settle(id)).state).toBe("completed");
+    return (await outputs(id))[0]!.output as { instance_id: string; sequence_name: string; deduped: boolean };
+  };
+  const sequenceOf = async (id: string) =>
+    (await db.sql.query("SELECT s.name, s.version FROM task_instances i JOIN sequences s ON s.id = i.sequence_id WHERE i.id = $1", [id])).rows[0];
+
+  it("spawns the latest version of the trigger's sequence, or the version it pins, with the slug in the child's metadata", async () => {
+    await insertSequence(db, "acme", [step("v1", "noop")], "signup-flow", 1);
+    await insertSequence(db, "acme", [step("v2", "noop")], "signup-flow", 2);
+    await putTrigger(db.sql, "acme", "user-signed-up", { sequenceName: "signup-flow", sequenceVersion: null });
+    await putTrigger(db.sql, "acme", "signup-v1", { sequenceName: "signup-flow", sequenceVersion: 1 });
+
+    const latest = await emitted(await run([step("e", "emit_event", { trigger_slug: "user-signed-up", data: { n: 1 } })]));
+    expect(latest).toMatchObject({ sequence_name: "signup-flow", deduped: false });
+    expect(await sequenceOf(latest.instance_id)).toEqual({ name: "signup-flow", version: 2 });
+    const { rows } = await db.sql.query("SELECT metadata, context FROM task_instances WHERE id = $1", [latest.instance_id]);
+    expect(rows[0].metadata).toMatchObject({ _trigger: "user-signed-up", _trigger_type: "emit_event" });
+    expect(rows[0].context.data).toEqual({ n: 1 });
+
+    const pinned = await emitted(await run([step("e", "emit_event", { trigger_slug: "signup-v1" })]));
+    expect(await sequenceOf(pinned.instance_id)).toEqual({ name: "signup-flow", version: 1 });
+  });
+
+  it("cannot use another tenant's trigger: the same failure as a slug nobody has", async () => {
+    await insertSequence(db, "globex", [step("x", "noop")], "globex-flow");
+    await putTrigger(db.sql, "globex", "globex-only", { sequenceName: "globex-flow", sequenceVersion: null });
+    const foreign = await run([step("e", "emit_event", { trigger_slug: "globex-only" })]);
+    const missing = await run([step("e", "emit_event", { trigger_slug: "nobody-has-this" })]);
+    for (const id of [foreign, missing]) expect((await settle(id)).state).toBe("failed");
+    expect(await errorOf(foreign)).toBe("trigger not found: globex-only (or its sequence is not in this namespace)");
+    expect(await errorOf(missing)).toBe("trigger not found: nobody-has-this (or its sequence is not in this namespace)");
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM task_instances i JOIN sequences s ON s.id = i.sequence_id WHERE s.name = 'globex-flow'");
+    expect(rows[0].n).toBe(0);
+  });
+
+  it("dedupes per parent with dedupe_scope parent, and across the tenant with dedupe_scope tenant", async () => {
+    await insertSequence(db, "acme", [step("x", "noop")], "dedupe-target");
+    await putTrigger(db.sql, "acme", "dedupe-me", { sequenceName: "dedupe-target", sequenceVersion: null });
+    const twice = (scope: string) => [
+      step("first", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "order-7", dedupe_scope: scope }),
+      step("second", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "order-7", dedupe_scope: scope }),
+    ];
+    const children = async (id: string) => {
+      expect((await settle(id)).state).toBe("completed");
+      return (await outputs(id)).map((o) => o.output as { instance_id: string; deduped: boolean });
+    };
+    const [p1, p2] = await Promise.all([run(twice("parent")), run(twice("parent"))]);
+    const [a, b] = [await children(p1), await children(p2)];
+    expect([a[0]!.deduped, a[1]!.deduped, b[0]!.deduped, b[1]!.deduped]).toEqual([false, true, false, true]);
+    expect(a[1]!.instance_id).toBe(a[0]!.instance_id);
+    expect(b[0]!.instance_id).not.toBe(a[0]!.instance_id);
+
+    const [t1, t2] = [await children(await run(twice("tenant"))), await children(await run(twice("tenant")))];
+    expect(new Set([...t1, ...t2].map((o) => o.instance_id)).size).toBe(1);
+    expect([...t1, ...t2].filter((o) => !o.deduped)).toHaveLength(1);
+
+    const bad = await run([step("e", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "k", dedupe_scope: "global" })]);
+    expect((await settle(bad)).state).toBe("failed");
+    expect(await errorOf(bad)).toBe('dedupe_scope must be "parent" or "tenant"');
   });
 });
 

@@ -10,6 +10,7 @@ import type { EngineConfig } from "../../../engine/config.ts";
 import { notFound } from "../../../engine/errors.ts";
 import type { OpenBreakerRow } from "../../../engine/storage/index.ts";
 import { recordAudit } from "../../control/audit.ts";
+import { keyActor } from "../auth.ts";
 import { empty, json } from "../http.ts";
 import type { RestContext } from "../route.ts";
 
@@ -96,8 +97,7 @@ export async function resetBreaker(context: RestContext<unknown>): Promise<Respo
   const { prisma } = context.services;
   const store = context.store!;
   const handler = context.params.handler!;
-  const key = await prisma.apiKey.findUnique({ where: { id: context.principal!.keyId }, select: { prefix: true } });
-  const prefix = key?.prefix ?? "unknown";
+  const prefix = await keyActor(prisma, context.principal!);
   const { wasOpen } = await store.resetBreaker(handler, `api-key:${prefix}`);
   await recordAudit(prisma, { actor: prefix, tenantId: store.tenantId, action: "breaker.reset", details: { handler, was_open: wasOpen } });
   return empty(200);
