@@ -7,6 +7,7 @@ import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
 import { sequencesRouter } from "./routers/sequences.ts";
+import { triggersRouter } from "./routers/triggers.ts";
 import { createCallerFactory, router } from "./trpc.ts";
 
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   breakers: breakersRouter,
   instances: instancesRouter,
   sequences: sequencesRouter,
+  triggers: triggersRouter,
 });
 
 export type AppRouter = typeof appRouter;

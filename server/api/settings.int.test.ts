@@ -7,7 +7,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { makeTenant, makeUser } from "../../test/factories.ts";
+import { insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
 import { authenticateCredentials } from "../auth/credentials.ts";
 import { authenticateApiKey, createApiKey } from "../control/api-keys.ts";
 import { appRouter, createCaller } from "./root.ts";
@@ -317,5 +317,39 @@ describe("who may call the settings procedures", () => {
     }
     expect((await trpcError(callerFor(null).apiKeys.list({ tenantId: tenantA }))).code).toBe("UNAUTHORIZED");
     await expect(authenticateApiKey(db.prisma, key.secret)).resolves.not.toBeNull();
+  });
+});
+
+describe("triggers.*", () => {
+  it("lets an admin create, repoint and remove a trigger, each in the audit log; members may only look", async () => {
+    const name = `flow-${randomUUID().slice(0, 8)}`;
+    await insertSequence(db, tenantA, [{ type: "step", id: "x", handler: "noop" }], name);
+    const created = await callerFor(admin.id).triggers.put({ tenantId: tenantA, slug: "order-paid", sequenceName: name, sequenceVersion: null });
+    expect(created).toMatchObject({ slug: "order-paid", sequenceName: name, sequenceVersion: null, created: true });
+    const repointed = await callerFor(admin.id).triggers.put({ tenantId: tenantA, slug: "order-paid", sequenceName: name, sequenceVersion: 1 });
+    expect(repointed).toMatchObject({ sequenceVersion: 1, created: false });
+    expect(await callerFor(member.id).triggers.list({ tenantId: tenantA })).toEqual([expect.objectContaining({ slug: "order-paid", sequenceVersion: 1 })]);
+    expect((await trpcError(callerFor(member.id).triggers.remove({ tenantId: tenantA, slug: "order-paid" }))).code).toBe("FORBIDDEN");
+
+    const bad = await trpcError(callerFor(admin.id).triggers.put({ tenantId: tenantA, slug: "Bad Slug", sequenceName: name, sequenceVersion: null }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toMatch(/^invalid trigger slug "Bad Slug"/);
+
+    await callerFor(admin.id).triggers.remove({ tenantId: tenantA, slug: "order-paid" });
+    expect(await callerFor(admin.id).triggers.list({ tenantId: tenantA })).toEqual([]);
+    expect((await auditRows(tenantA, "trigger.create")).map((r) => r.actor)).toEqual([admin.email]);
+    expect(await auditRows(tenantA, "trigger.update")).toHaveLength(1);
+    expect(await auditRows(tenantA, "trigger.delete")).toHaveLength(1);
+  });
+
+  it("answers another tenant's slug as a slug nobody has, down to the bytes, and leaves it alone", async () => {
+    const name = `flow-${randomUUID().slice(0, 8)}`;
+    await insertSequence(db, tenantB, [{ type: "step", id: "x", handler: "noop" }], name);
+    await callerFor(adminB.id).triggers.put({ tenantId: tenantB, slug: "b-only", sequenceName: name, sequenceVersion: null });
+    const foreign = await httpMutation(admin.id, "triggers.remove", { tenantId: tenantA, slug: "b-only" });
+    const missing = await httpMutation(admin.id, "triggers.remove", { tenantId: tenantA, slug: "nobody-has-this" });
+    expect(foreign.status).toBe(404);
+    expect(foreign).toEqual(missing);
+    expect(await callerFor(adminB.id).triggers.list({ tenantId: tenantB })).toEqual([expect.objectContaining({ slug: "b-only" })]);
   });
 });
