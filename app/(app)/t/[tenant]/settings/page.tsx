@@ -3,6 +3,7 @@ import { myAccount } from "../../../../../server/web/session.ts";
 import { TenantNav } from "../tenant-nav";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { MembersPanel } from "./members-panel";
+import { TriggersPanel } from "./triggers-panel";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -14,7 +15,7 @@ export default async function TenantSettingsPage({ params }: { params: Promise<{
     <main className="page">
       <div className="page-header">
         <h1>Settings</h1>
-        <p>{current?.name ?? tenant} · who can use this tenant, and the API keys that call its REST API. Admins only.</p>
+        <p>{current?.name ?? tenant} · who can use this tenant, the API keys that call its REST API, and the triggers its workflows start each other by. Admins only.</p>
         <TenantNav tenantId={tenant} />
       </div>
       <section className="card" aria-labelledby="members-heading">
@@ -24,6 +25,10 @@ export default async function TenantSettingsPage({ params }: { params: Promise<{
       <section className="card" aria-labelledby="api-keys-heading">
         <h2 id="api-keys-heading">API keys</h2>
         <ApiKeysPanel tenantId={tenant} />
+      </section>
+      <section className="card" aria-labelledby="triggers-heading">
+        <h2 id="triggers-heading">Triggers</h2>
+        <TriggersPanel tenantId={tenant} />
       </section>
     </main>
   );
