@@ -15,7 +15,7 @@ export class ProgressWriter {
   private flushing = false;
 
   constructor(
-    private readonly db: Pick<pg.Pool, "query">,
+    private readonly db: Pick<pg.Pool, "query" | "connect">,
     private readonly maxBatch = 256,
   ) {}
 

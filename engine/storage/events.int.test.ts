@@ -21,17 +21,20 @@ afterAll(async () => {
   await db.drop();
 });
 
-const event = (key: string) => ({ tenantId: "acme", parentId: parent, sequenceName: "child-seq", data: { n: 1 }, metadata: {}, dedupe: { scope: "tenant", key } });
+const event = (key: string) => ({
+  tenantId: "acme", parentId: parent, target: { sequenceName: "child-seq" }, data: { n: 1 }, metadata: {}, dedupe: { scope: "tenant", key },
+});
 
-it("50 concurrent emits with one dedupe key create exactly one child, and all answer with it", async () => {
-  for (let round = 0; round < 5; round++) {
+it("50 concurrent emits with one dedupe key create exactly one child, and all answer with it: 100 rounds", async () => {
+  for (let round = 0; round < 100; round++) {
     const key = `k-${round}`;
     const results = await Promise.all(Array.from({ length: 50 }, () => emitEvent(wide, event(key))));
     const ids = new Set(results.map((r) => r!.instanceId));
     expect(ids.size).toBe(1);
     expect(results.filter((r) => !r!.deduped)).toHaveLength(1);
-    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE id = $1", [[...ids][0]]);
-    expect(rows[0].n).toBe(1);
+    // The parent and one child per round so far: no loser left a child of its own behind.
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n, count(*) FILTER (WHERE id = $1)::int AS answered FROM task_instances", [[...ids][0]]);
+    expect({ round, ...rows[0] }).toEqual({ round, n: round + 2, answered: 1 });
   }
 });
 
@@ -48,5 +51,5 @@ it("a crash between the dedupe row and the child leaves neither", async () => {
 
 it("refuses a sequence of another tenant as if it did not exist", async () => {
   await insertSequence(db, "globex", [{ type: "step", id: "x", handler: "noop" }], "globex-only");
-  expect(await emitEvent(db.storage.backends.primary.pool, { ...event("g"), sequenceName: "globex-only" })).toBeNull();
+  expect(await emitEvent(db.storage.backends.primary.pool, { ...event("g"), target: { sequenceName: "globex-only" } })).toBeNull();
 });

@@ -1,9 +1,12 @@
 // SQL of the step pipeline. Every write names the lease epoch its claim returned and changes
 // nothing when the epoch has moved on (the instance was reaped and claimed by someone else), so
 // a process that lost its lease can never overwrite newer state. Each write is one statement:
-// atomic without a transaction, one round trip.
+// atomic without a transaction, one round trip; only a commit that ends instances adds a second
+// (see commitProgressBatch).
 import type pg from "pg";
 import { uuidv7 } from "./ids.ts";
+import { consumeLateSignals } from "./signals.ts";
+import { inTransaction, type Connectable } from "./transaction.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
 
@@ -74,15 +77,36 @@ export interface Progress {
   waitingOn?: string[];
 }
 
+const ENDED: readonly InstanceState[] = ["completed", "failed", "cancelled"];
+
 /**
  * Records steps' outputs and their instances' new state, cursor and due time, for many instances
  * in one statement (the scheduler groups the commits that arrive together), each row fenced by
  * its lease epoch. Returns the ids that were written; a missing id had lost its lease and nothing
  * of it was written. Leaving `running` gives up the lease.
+ *
+ * A batch that ends an instance is a transaction of two statements; the second consumes the
+ * signals still queued for it. A sender (enqueueSignalIfActive) checks the state and inserts under
+ * the instance's row lock: one that locks after this UPDATE waits, sees the end and is refused;
+ * one that locked first has committed by the time the UPDATE gets the row, but maybe after the
+ * UPDATE's snapshot was taken, so only a later statement is sure to see its signal. `db` must
  */
-export async function commitProgressBatch(db: Queryable, batch: Progress[]): Promise<Set<string>> {
+export async function commitProgressBatch(db: Queryable & Connectable, batch: Progress[]): Promise<Set<string>> {
+  const statement = commitStatement(batch);
+  if (!batch.some((p) => ENDED.includes(p.state))) {
+    const { rows } = await db.query<{ id: string }>(statement);
+    return new Set(rows.map((r) => r.id));
+  }
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<{ id: string; tenant_id: string; state: InstanceState }>(statement);
+    await consumeLateSignals(client, rows.filter((r) => ENDED.includes(r.state)).map((r) => ({ tenantId: r.tenant_id, id: r.id })));
+    return new Set(rows.map((r) => r.id));
+  });
+}
+
+function commitStatement(batch: Progress[]): pg.QueryConfig {
   const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
-  const { rows } = await db.query<{ id: string }>({
+  return {
     name: "commit_progress",
     text: `WITH raw AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
@@ -138,7 +162,7 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
                JOIN updated u ON u.id = o.instance_id
              RETURNING 1
            )
-           SELECT id FROM updated`,
+           SELECT id, tenant_id, state FROM updated`,
     values: [
       batch.map((p) => p.instanceId), batch.map((p) => p.tenantId), batch.map((p) => p.leaseEpoch), batch.map((p) => p.state),
       batch.map((p) => JSON.stringify(p.cursor ?? null)), batch.map((p) => p.nextFireAt ?? null), batch.map((p) => p.deferReason ?? null),
@@ -149,12 +173,11 @@ export async function commitProgressBatch(db: Queryable, batch: Progress[]): Pro
       outputs.map(() => uuidv7()),
       batch.map((p) => JSON.stringify(p.waitingOn ?? [])),
     ],
-  });
-  return new Set(rows.map((r) => r.id));
+  };
 }
 
 /** One instance's progress; false (and nothing written) when its lease was lost. */
-export async function commitProgress(db: Queryable, progress: Progress): Promise<boolean> {
+export async function commitProgress(db: Queryable & Connectable, progress: Progress): Promise<boolean> {
   return (await commitProgressBatch(db, [progress])).has(progress.instanceId);
 }
 

@@ -9,6 +9,7 @@ import { commitProgress } from "./execution.ts";
 import { canTransition, patchInstanceState, replaceInstanceContext, retryInstance, TRANSITIONS } from "./instance-state.ts";
 import { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 import { reapExpiredLeases, renewLease } from "./leases.ts";
+import { enqueueSignalIfActive } from "./signals.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -173,6 +174,16 @@ describe("patchInstanceState", () => {
     const parent = await instanceIn("waiting");
     await patchInstanceState(db.sql, TENANT, await instanceIn("waiting", TENANT, parent), "scheduled");
     expect((await row(parent)).state).toBe("waiting");
+  });
+
+  it("takes the signals still queued when it ends an instance: none is left undelivered on it", async () => {
+    const id = await instanceIn("waiting");
+    await enqueueSignalIfActive(db.sql, TENANT, id, { type: { custom: "late" }, payload: null });
+    await enqueueSignalIfActive(db.sql, TENANT, id, { type: "update_context", payload: { data: { added: 1 } } });
+    await patchInstanceState(db.sql, TENANT, id, "cancelled");
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1 AND NOT delivered", [id]);
+    expect(rows[0].n).toBe(0);
+    expect((await row(id)).context).toEqual({ data: { kept: true, added: 1 } });
   });
 
   it("answers a missing and a foreign instance with the same not found, and changes neither", async () => {

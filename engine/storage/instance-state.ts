@@ -5,6 +5,7 @@ import type pg from "pg";
 import { AppError, notFound } from "../errors.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
 import type { InstanceState } from "./instances.ts";
+import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable } from "./transaction.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
@@ -81,8 +82,10 @@ export async function patchInstanceState(
     const { state: from, parent_instance_id: parentId } = await lockInstance(client, tenantId, instanceId);
     if (!canTransition(from, to)) throw new AppError("invalid_argument", `cannot transition from ${from} to ${to}`, ["state"]);
     await client.query({ name: "patch_instance_state", text: APPLY_TRANSITION, values: [tenantId, instanceId, to, nextFireAt] });
-    if (isTerminal(to) && parentId !== null) {
-      await client.query({ name: "wake_waiting_parent", text: WAKE_WAITING_PARENT, values: [tenantId, parentId] });
+    if (isTerminal(to)) {
+      // Under the row lock taken above, so every signal a sender managed to queue is seen here.
+      await consumeLateSignals(client, [{ tenantId, id: instanceId }]);
+      if (parentId !== null) await client.query({ name: "wake_waiting_parent", text: WAKE_WAITING_PARENT, values: [tenantId, parentId] });
     }
   });
 }

@@ -157,3 +157,38 @@ export async function takePendingSignals(db: Queryable, tenantId: string, instan
   });
   return rows.map((row) => ({ id: row.id, type: signalTypeFromText(row.signal_type), payload: row.payload ?? null, createdAt: row.created_at }));
 }
+
+// Signals still queued for instances a transaction has just ended (the engine's completion, a
+// cancel through the API): for the engine, they came after the run last took its queue (at its
+// start, then every 250 ms). Each was accepted while its instance was
+// still live, so it is taken now, as if just before the end: an update_context still merges its
+// top-level payload.data keys (G.3, the later signal winning a key); pause, resume, cancel and
+// custom signals have nothing left to act on. Without this, a later resume would apply them.
+const CONSUME_LATE_SIGNALS = `
+WITH late AS (
+  UPDATE signals s SET delivered = true, delivered_at = now()
+    FROM unnest($1::text[], $2::uuid[]) AS e(tenant_id, id)
+   WHERE s.tenant_id = e.tenant_id AND s.instance_id = e.id AND NOT s.delivered
+  RETURNING s.id, s.tenant_id, s.instance_id, s.signal_type, s.payload, s.created_at
+),
+merged AS (
+  SELECT l.tenant_id, l.instance_id, jsonb_object_agg(d.key, d.value ORDER BY l.created_at, l.id) AS data
+    FROM late l CROSS JOIN LATERAL jsonb_each(l.payload -> 'data') d
+   WHERE l.signal_type = 'update_context' AND jsonb_typeof(l.payload -> 'data') = 'object'
+   GROUP BY l.tenant_id, l.instance_id
+)
+UPDATE task_instances t
+   SET context = jsonb_set(coalesce(t.context, '{}'::jsonb), '{data}',
+                           CASE WHEN jsonb_typeof(t.context -> 'data') = 'object' THEN t.context -> 'data' ELSE '{}'::jsonb END || m.data)
+  FROM merged m
+ WHERE t.id = m.instance_id AND t.tenant_id = m.tenant_id`;
+
+/**
+ * Takes the signals still queued for instances ended in the caller's transaction. It must run as
+ * a later statement than the one that ended them: a sender that locked the row first has
+ * committed by then, and only a statement started after that sees its signal.
+ */
+export async function consumeLateSignals(client: Queryable, ended: { tenantId: string; id: string }[]): Promise<void> {
+  if (ended.length === 0) return;
+  await client.query({ name: "consume_late_signals", text: CONSUME_LATE_SIGNALS, values: [ended.map((e) => e.tenantId), ended.map((e) => e.id)] });
+}
