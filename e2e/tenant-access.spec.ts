@@ -94,3 +94,20 @@ test.describe("a user in two tenants", () => {
     expect((await page.goto("/t/initech"))?.status()).toBe(404);
   });
 });
+
+test("another tenant's instance and sequence ids show the page a random id shows", async ({ page, request }) => {
+  const key = (await bulkheadCli("api-keys", "create", "globex", "--name", "foreign-ids-e2e")).trim().split("\n").at(-1)!;
+  const listed = await request.get("/api/v1/instances?limit=1", { headers: { "x-api-key": key } });
+  const [theirs] = ((await listed.json()) as { items: { id: string; sequence_id: string }[] }).items;
+  expect(theirs).toBeDefined();
+
+  await signIn(page, "admin@acme.test");
+  for (const [kind, foreignId] of [["instances", theirs!.id], ["sequences", theirs!.sequence_id]] as const) {
+    const random = await page.goto(`/t/acme/${kind}/${crypto.randomUUID()}`);
+    expect(random?.status()).toBe(404);
+    const missing = await mainText(page);
+    const foreign = await page.goto(`/t/acme/${kind}/${foreignId}`);
+    expect(foreign?.status()).toBe(404);
+    expect(await mainText(page)).toBe(missing);
+  }
+});

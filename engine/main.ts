@@ -5,6 +5,7 @@ import { loadConfig } from "./config.ts";
 import { createBuiltInHandlers } from "./handlers/registry.ts";
 import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
+import { PlacementView } from "./scheduler/placement-view.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
 import { Storage, StorageBackends } from "./storage/index.ts";
 
@@ -17,9 +18,12 @@ async function main(): Promise<void> {
   const handlers = createBuiltInHandlers({ httpAllow: splitAllowList(config.BULKHEAD_HTTP_ALLOW) });
   const ownerId = `${os.hostname()}:${process.pid}`;
 
+  // One copy of the placements for every scheduler: each claims only its backend's tenants.
+  const placements = new PlacementView(storage.backends.primary.pool, log);
+  await placements.start();
   const schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);
-    return new Scheduler({ backend, handlers, config, ownerId, log: log.child({ backend_id: id }) });
+    return new Scheduler({ backend, handlers, config, ownerId, placements, log: log.child({ backend_id: id }) });
   });
   for (const id of storage.backends.ids()) {
     await storage.backends.get(id).pool.query("SELECT 1");
@@ -34,6 +38,7 @@ async function main(): Promise<void> {
   });
   log.info({ signal, in_flight: schedulers.reduce((n, s) => n + s.inFlight, 0) }, "engine stopping");
   await Promise.all(schedulers.map((s) => s.stop()));
+  placements.stop();
   await storage.close();
   log.info("engine stopped");
 }

@@ -18,6 +18,7 @@ import { listBudgetedTenants } from "../storage/budgets.ts";
 import { runPreflight } from "../exec/preflight.ts";
 import { SequenceCache } from "./sequence-cache.ts";
 import { BreakerSync } from "./breaker-sync.ts";
+import type { PlacementView } from "./placement-view.ts";
 import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { breakerPreflight } from "../breakers/preflight.ts";
 
@@ -35,6 +36,12 @@ export interface SchedulerDeps {
   log: Logger;
   /** Names this process in lease_owner. */
   ownerId: string;
+  /**
+   * Which tenants are placed on this backend: the scheduler claims only for those not being moved,
+   * and hands back the runs of a tenant placed elsewhere or quiesced. Absent: every tenant on the
+   * backend is this scheduler's (tests and benchmarks that own their database).
+   */
+  placements?: PlacementView;
   preflight?: (input: PreflightInput) => Promise<PreflightOutcome>;
   now?: () => Date;
 }
@@ -61,6 +68,8 @@ export class Scheduler {
   /** The (tenant, handler) breakers of this backend's tenants, kept in step with other processes. */
   readonly breakers: CircuitBreakerRegistry;
   private readonly breakerSync: BreakerSync;
+  /** When a run's tenant was first seen quiesced for a move, by instance id. */
+  private readonly quiescedSince = new Map<string, number>();
   /** Totals since start, by how runs ended. */
   readonly ends = new Map<RunEnd | "error", number>();
 
@@ -137,15 +146,18 @@ export class Scheduler {
   /** One claim and the start of its runs; true when the batch came back full. */
   private async tick(): Promise<boolean> {
     const { config, backend } = this.deps;
+    this.yieldMovedRuns();
     const free = config.BULKHEAD_MAX_CONCURRENT_STEPS - this.running.size;
     if (free <= 0) return false;
+    const onlyTenants = this.deps.placements?.claimable(backend.id);
+    if (onlyTenants?.length === 0) return false;
     const limit = Math.min(config.BULKHEAD_CLAIM_BATCH, free);
     const perTenantLimit = config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
     const saturated = [...this.perTenant].filter(([, n]) => n >= perTenantLimit).map(([tenant]) => tenant);
     const now = this.now();
     const claimed = await claimDueInstances(backend.pool, {
       now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
-      leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated,
+      leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
     });
     if (claimed.length === 0) return false;
 
@@ -163,6 +175,27 @@ export class Scheduler {
     return claimed.length === limit;
   }
 
+  /**
+   * A tenant placed on another backend now: its runs stop at once and hand their instances back
+   * (the rows here are no longer its own). A tenant quiesced for a move: its runs get the shutdown
+   * grace to finish their steps, then hand back, so the mover's drain ends.
+   */
+  private yieldMovedRuns(): void {
+    const { placements, backend, config } = this.deps;
+    if (!placements) return;
+    const now = Date.now();
+    for (const [id, run] of this.running) {
+      const tenantId = run.claim.tenantId;
+      if (!placements.isPlacedOn(tenantId, backend.id)) {
+        run.interrupt.abort("shutdown");
+      } else if (placements.isQuiesced(tenantId)) {
+        const since = this.quiescedSince.get(id) ?? now;
+        this.quiescedSince.set(id, since);
+        if (now - since >= config.BULKHEAD_SHUTDOWN_GRACE_MS) run.interrupt.abort("shutdown");
+      }
+    }
+  }
+
   private startRun(claim: ClaimedInstance, row: ClaimedRow | undefined): void {
     const interrupt = new AbortController();
     const run: Running = { claim, interrupt, done: Promise.resolve() };
@@ -176,6 +209,7 @@ export class Scheduler {
       )
       .finally(() => {
         this.running.delete(claim.id);
+        this.quiescedSince.delete(claim.id);
         const left = (this.perTenant.get(claim.tenantId) ?? 1) - 1;
         if (left > 0) this.perTenant.set(claim.tenantId, left);
         else this.perTenant.delete(claim.tenantId);
@@ -256,8 +290,10 @@ export class Scheduler {
   private async reap(): Promise<void> {
     try {
       this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
-      await reapWorkerTasks(this.deps.backend.pool, this.now());
-      await wakeDueWaiting(this.deps.backend.pool, this.now(), 500);
+      // Sweeps that change instances: only for the tenants this scheduler may claim for.
+      const onlyTenants = this.deps.placements?.claimable(this.deps.backend.id) ?? null;
+      await reapWorkerTasks(this.deps.backend.pool, this.now(), { onlyTenants });
+      await wakeDueWaiting(this.deps.backend.pool, this.now(), 500, onlyTenants);
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {

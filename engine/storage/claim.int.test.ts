@@ -81,7 +81,7 @@ describe("the per-tenant cap", () => {
   });
 
   it("with the cap off the plan has no window aggregate", async () => {
-    const { rows } = await db.sql.query(`EXPLAIN ${CLAIM_SQL.plain}`, [new Date(), 10, "x", 1000, []]);
+    const { rows } = await db.sql.query(`EXPLAIN ${CLAIM_SQL.plain}`, [new Date(), 10, "x", 1000, [], ["acme"]]);
     const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
     expect(plan).not.toMatch(/WindowAgg/);
     expect(plan).toMatch(/task_instances_claim_idx/);
@@ -96,6 +96,15 @@ describe("what is claimed", () => {
       now: new Date(), limit: 100, maxPerTenant: cap, leaseOwner: "t", leaseMs: 1000, excludeTenants: ["busy"],
     });
     expect([...perTenant(claimed)]).toEqual([["idle", 5]]);
+  });
+
+  it.each([0, 5])("claims only the tenants it is limited to, none when the list is empty (cap %i)", async (cap) => {
+    await insertDueInstances(db, "placed-here", 3);
+    await insertDueInstances(db, "placed-elsewhere", 3);
+    const only = (tenants: string[]) =>
+      claimDueInstances(db.sql, { now: new Date(), limit: 100, maxPerTenant: cap, leaseOwner: "t", leaseMs: 1000, onlyTenants: tenants });
+    expect(await only([])).toEqual([]);
+    expect([...perTenant(await only(["placed-here", "unknown"]))]).toEqual([["placed-here", 3]]);
   });
 
   it("only due, scheduled instances, in priority then due order, with a new lease", async () => {

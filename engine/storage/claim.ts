@@ -23,6 +23,11 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Tenants that may not start more work now (at their in-flight limit in this process). */
   excludeTenants?: string[];
+  /**
+   * Only these tenants (the engine passes those placed on this backend and not being moved);
+   * absent: every tenant, for tools and benchmarks that own the whole database.
+   */
+  onlyTenants?: string[];
 }
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
@@ -45,6 +50,7 @@ const PLAIN = `
 WITH winners AS (
   SELECT id FROM task_instances
   WHERE state = 'scheduled' AND next_fire_at <= $1 AND tenant_id <> ALL($5::text[])
+    AND ($6::text[] IS NULL OR tenant_id = ANY($6::text[]))
   ORDER BY priority DESC, next_fire_at
   LIMIT $2
   FOR UPDATE SKIP LOCKED
@@ -55,7 +61,7 @@ ${FLIP_TO_RUNNING}`;
 // tenant; that starves every tenant whose work is newer than a flooding tenant's first
 // limit * cap rows, which is exactly the noisy neighbour. Instead:
 //   tenants:    a loose index scan visits each tenant with scheduled work once (cost ~ tenants),
-//   eligible:   less the tenants this process may not start more work for,
+//   eligible:   less the tenants this process may not start more work for (or not placed here),
 //   candidates: each tenant's first `cap` due rows in claim order (cost ~ tenants * cap),
 //   picked:     the best `limit` candidates across tenants, in claim order,
 //   winners:    those rows locked, skipping any a concurrent claimer holds.
@@ -69,7 +75,8 @@ WITH RECURSIVE tenants AS (
     FROM tenants WHERE tenants.tenant_id IS NOT NULL
 ),
 eligible AS (
-  SELECT tenant_id FROM tenants WHERE tenant_id IS NOT NULL AND tenant_id <> ALL($5::text[])
+  SELECT tenant_id FROM tenants
+   WHERE tenant_id IS NOT NULL AND tenant_id <> ALL($5::text[]) AND ($6::text[] IS NULL OR tenant_id = ANY($6::text[]))
 ),
 candidates AS (
   SELECT c.id, c.priority, c.next_fire_at
@@ -78,7 +85,7 @@ candidates AS (
       SELECT id, priority, next_fire_at FROM task_instances
        WHERE state = 'scheduled' AND tenant_id = eligible.tenant_id AND next_fire_at <= $1
        ORDER BY priority DESC, next_fire_at
-       LIMIT $6
+       LIMIT $7
     ) c
 ),
 picked AS (
@@ -95,7 +102,7 @@ export const CLAIM_SQL = { plain: PLAIN, capped: CAPPED } as const;
 
 export async function claimDueInstances(db: Queryable, options: ClaimOptions): Promise<ClaimedInstance[]> {
   const capped = options.maxPerTenant > 0;
-  const values: unknown[] = [options.now, options.limit, options.leaseOwner, options.leaseMs, options.excludeTenants ?? []];
+  const values: unknown[] = [options.now, options.limit, options.leaseOwner, options.leaseMs, options.excludeTenants ?? [], options.onlyTenants ?? null];
   if (capped) values.push(options.maxPerTenant);
   const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date }>({
     name: capped ? "claim_due_capped" : "claim_due_plain",

@@ -53,6 +53,8 @@ export class TenantStore {
     readonly backend: Backend,
     /** The placement epoch this store was routed with. */
     readonly epoch: number,
+    /** Routed while the tenant was quiesced for a move: see Storage.tenantForWrite. */
+    readonly quiesced = false,
   ) {}
 
   countInstancesByState() {
@@ -313,6 +315,9 @@ export class TenantStore {
   }
 }
 
+/** What a write to a tenant being moved is told; REST adds Retry-After. */
+export const tenantMoving = () => new AppError("unavailable", "the tenant is being moved to another backend; retry shortly");
+
 const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;
 
 export class Storage {
@@ -323,8 +328,18 @@ export class Storage {
   }
 
   async tenant(tenantId: string): Promise<TenantStore> {
-    const { backend, epoch } = await this.router.route(tenantId);
-    return new TenantStore(tenantId, backend, epoch);
+    const { backend, epoch, quiesced } = await this.router.route(tenantId);
+    return new TenantStore(tenantId, backend, epoch, quiesced);
+  }
+
+  /**
+   * The store for a request that writes: refused with Unavailable while the tenant is quiesced
+   * for a move, so nothing lands on the old backend after its rows were copied.
+   */
+  async tenantForWrite(tenantId: string): Promise<TenantStore> {
+    const store = await this.tenant(tenantId);
+    if (store.quiesced) throw tenantMoving();
+    return store;
   }
 
   advanceTenantPlacement(tenantId: string, backendId: string, epoch: number): Promise<Placement> {
@@ -349,7 +364,7 @@ export class Storage {
         if (error instanceof AppError) return null; // unplaced, or placed on a backend we do not serve
         throw error;
       });
-      if (route?.backend.id === backendId) return new TenantStore(tenantId, route.backend, route.epoch);
+      if (route?.backend.id === backendId) return new TenantStore(tenantId, route.backend, route.epoch, route.quiesced);
     }
     return null;
   }

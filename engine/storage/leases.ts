@@ -76,19 +76,20 @@ export async function renewLeases(db: Queryable, leases: { id: string; leaseEpoc
 
 /**
  * Wakes waiting instances whose wake-up time has come (a human-input gate's timeout): they go
- * back to `scheduled` so the engine can escalate. Bounded per call, like the reaper.
+ * back to `scheduled` so the engine can escalate. Bounded per call, like the reaper. The engine
+ * passes `onlyTenants` (placed on this backend, not being moved); null: every tenant.
  */
-export async function wakeDueWaiting(db: Queryable, now: Date, limit: number): Promise<number> {
+export async function wakeDueWaiting(db: Queryable, now: Date, limit: number, onlyTenants: string[] | null = null): Promise<number> {
   const { rowCount } = await db.query({
     name: "wake_due_waiting",
     text: `WITH due AS (
              SELECT id FROM task_instances
-              WHERE state = 'waiting' AND next_fire_at <= $1
+              WHERE state = 'waiting' AND next_fire_at <= $1 AND ($3::text[] IS NULL OR tenant_id = ANY($3::text[]))
               ORDER BY next_fire_at LIMIT $2
               FOR UPDATE SKIP LOCKED
            )
            UPDATE task_instances t SET state = 'scheduled', updated_at = $1 FROM due WHERE t.id = due.id`,
-    values: [now, limit],
+    values: [now, limit, onlyTenants],
   });
   return rowCount ?? 0;
 }

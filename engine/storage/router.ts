@@ -6,6 +6,8 @@ import { readPlacement } from "./placements.ts";
 export interface Route {
   backend: Backend;
   epoch: number;
+  /** The tenant is being moved: reads are served, writes must wait (503, Retry-After). */
+  quiesced: boolean;
 }
 
 export class TenantPartitionRouter {
@@ -19,6 +21,6 @@ export class TenantPartitionRouter {
   async route(tenantId: string): Promise<Route> {
     const placement = await readPlacement(this.backends.primary.pool, tenantId);
     if (!placement) throw notFound("tenant");
-    return { backend: this.backends.get(placement.backendId), epoch: placement.epoch };
+    return { backend: this.backends.get(placement.backendId), epoch: placement.epoch, quiesced: placement.quiescedAt !== null };
   }
 }

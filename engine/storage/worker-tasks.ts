@@ -418,6 +418,7 @@ WITH expired AS (
   SELECT id, tenant_id FROM worker_tasks
    WHERE state IN ('pending', 'claimed') AND timeout_ms IS NOT NULL
      AND created_at + timeout_ms * interval '1 millisecond' <= $1
+     AND ($4::text[] IS NULL OR tenant_id = ANY($4::text[]))
    ORDER BY created_at
    LIMIT $2
    FOR UPDATE SKIP LOCKED
@@ -440,6 +441,7 @@ const RECLAIM = `
 WITH stale AS (
   SELECT id, tenant_id, worker_id, claim_epoch FROM worker_tasks
    WHERE state = 'claimed' AND heartbeat_at < $1::timestamptz - $2::bigint * interval '1 millisecond'
+     AND ($4::text[] IS NULL OR tenant_id = ANY($4::text[]))
    ORDER BY heartbeat_at
    LIMIT $3
    FOR UPDATE SKIP LOCKED
@@ -461,9 +463,11 @@ export interface ReapOptions {
   staleMs: number;
   /** At most this many tasks of each kind per call, so one sweep never holds many row locks. */
   limit: number;
+  /** Only these tenants' tasks (the engine's: placed on this backend, not being moved); null: all. */
+  onlyTenants: string[] | null;
 }
 
-export const REAP_DEFAULTS: ReapOptions = { staleMs: 60_000, limit: 500 };
+export const REAP_DEFAULTS: ReapOptions = { staleMs: 60_000, limit: 500, onlyTenants: null };
 
 /**
  * The worker-task reaper, for the engine's reaper timer; sweeps the whole backend. Timeouts
@@ -474,8 +478,8 @@ export async function reapWorkerTasks(
   now: Date,
   options: Partial<ReapOptions> = {},
 ): Promise<{ timedOut: number; reclaimed: number }> {
-  const { staleMs, limit } = { ...REAP_DEFAULTS, ...options };
-  const timedOut = await db.query<{ n: number }>({ name: "time_out_worker_tasks", text: TIME_OUT, values: [now, limit, TIMEOUT_MESSAGE] });
-  const reclaimed = await db.query<{ n: number }>({ name: "reclaim_worker_tasks", text: RECLAIM, values: [now, staleMs, limit] });
+  const { staleMs, limit, onlyTenants } = { ...REAP_DEFAULTS, ...options };
+  const timedOut = await db.query<{ n: number }>({ name: "time_out_worker_tasks", text: TIME_OUT, values: [now, limit, TIMEOUT_MESSAGE, onlyTenants] });
+  const reclaimed = await db.query<{ n: number }>({ name: "reclaim_worker_tasks", text: RECLAIM, values: [now, staleMs, limit, onlyTenants] });
   return { timedOut: timedOut.rows[0]!.n, reclaimed: reclaimed.rows[0]!.n };
 }

@@ -24,7 +24,7 @@ describe("bulkhead CLI", () => {
     const result = await cli("tenants", "create", "acme", "--name", "Acme Inc");
     expect(result).toMatchObject({ status: 0, err: [] });
     expect(await db.prisma.tenant.findUnique({ where: { id: "acme" } })).toMatchObject({ name: "Acme Inc" });
-    expect(await db.storage.listPlacements()).toContainEqual({ tenantId: "acme", backendId: "primary", epoch: 1 });
+    expect(await db.storage.listPlacements()).toContainEqual({ tenantId: "acme", backendId: "primary", epoch: 1, quiescedAt: null });
   });
 
   it("rejects bad input with one line and status 1, changing nothing", async () => {

@@ -47,8 +47,9 @@ export function errorResponse(error: unknown, log: Logger): Response {
   if (error instanceof Rejection) return text(error.status, error.message);
   if (error instanceof AppError && error.code !== "internal") {
     const { status, kind } = HTTP[error.code];
-    // RFC 9110: a 401 names the scheme that would be accepted.
-    const headers: Record<string, string> = status === 401 ? { "www-authenticate": "Bearer" } : {};
+    // RFC 9110: a 401 names the scheme that would be accepted; a temporary 503 says when to come back.
+    const headers: Record<string, string> =
+      status === 401 ? { "www-authenticate": "Bearer" } : error.code === "unavailable" ? { "retry-after": "5" } : {};
     return json(status, { error: `${kind}: ${error.message}` }, headers);
   }
   // Logged with its stack for us; the caller learns nothing about it.

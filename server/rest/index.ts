@@ -3,12 +3,12 @@
 // → handler. Every error, whatever its origin, is answered once, by errorResponse.
 import { isAppError, notFound } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
-import type { TenantStore } from "../../engine/storage/index.ts";
+import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
 import { actingTenant, authenticate, namedTenants, type Principal } from "./auth.ts";
 import { readJson } from "./body.ts";
 import { errorResponse, Rejection } from "./http.ts";
-import { routeNotFound, type Route } from "./route.ts";
+import { isWrite, routeNotFound, type Route } from "./route.ts";
 import { ROUTES } from "./routes.ts";
 
 export const API_PREFIX = "/api/v1";
@@ -102,6 +102,7 @@ export async function handleRest(request: Request, services: Services): Promise<
       route.access === "tenant"
         ? await tenantStore(services, principal, namedTenants(request, url, params.tenant_id, route.body?.tenants(body) ?? []), route.notFound)
         : null;
+    if (store?.quiesced && isWrite(request)) throw tenantMoving();
     return await route.handle({ ...base, params, body, principal, store });
   } catch (error) {
     return errorResponse(error, log);

@@ -2,7 +2,7 @@
 // tests can enumerate them, e.g. every route that takes an id.
 import { AppError, notFound } from "../../engine/errors.ts";
 import type { Logger } from "../../engine/logger.ts";
-import type { TenantStore } from "../../engine/storage/index.ts";
+import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
 import type { Principal } from "./auth.ts";
 
@@ -54,6 +54,9 @@ export function defineRoute<B = undefined>(route: Route<B>): Route<unknown> {
   return route as Route<unknown>;
 }
 
+/** Anything but a read: refused while the tenant is quiesced for a move. */
+export const isWrite = (request: Request) => request.method !== "GET" && request.method !== "HEAD";
+
 /** The answer for a path no route serves, and for an operator route asked with a tenant key. */
 export const routeNotFound = () => notFound("route");
 
@@ -70,5 +73,6 @@ export function requireStore(context: RestContext<unknown>): TenantStore {
 export async function storeOwning(context: RestContext<unknown>, kind: "instance" | "sequence", id: string): Promise<TenantStore> {
   const store = context.store ?? (await context.services.storage.locate(kind, id));
   if (!store) throw notFound(kind);
+  if (store.quiesced && isWrite(context.request)) throw tenantMoving();
   return store;
 }

@@ -83,7 +83,7 @@ const opsRouter = router({
     .input(z.object({ tenantId: z.string().max(64), handler: handlerName }))
     .mutation(async ({ ctx, input }) => {
       // A tenant that does not exist is NOT_FOUND, from the partition router.
-      const store = await ctx.services.storage.tenant(input.tenantId);
+      const store = await ctx.services.storage.tenantForWrite(input.tenantId);
       return reset(ctx.services, store, input.handler, ctx.user);
     }),
 });
@@ -105,7 +105,7 @@ export const breakersRouter = router({
   setSettings: tenantAdminProcedure
     .input(z.object({ handler: handlerName, failureThreshold: z.int(), cooldownSecs: z.int() }))
     .mutation(async ({ ctx, input }) => {
-      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       await store.setBreakerSettings(input.handler, { failureThreshold: input.failureThreshold, cooldownSecs: input.cooldownSecs }, bounds(ctx.services));
       await recordAudit(ctx.services.prisma, {
         actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: store.tenantId, action: "breaker.settings",
@@ -121,7 +121,7 @@ export const breakersRouter = router({
 
   /** Tenant admins. Resetting a handler without an open breaker is allowed and recorded, as in REST. */
   reset: tenantAdminProcedure.input(z.object({ handler: handlerName })).mutation(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
     return reset(ctx.services, store, input.handler, ctx.user);
   }),
 

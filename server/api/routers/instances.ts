@@ -284,7 +284,7 @@ export const instancesRouter = router({
       const instanceId = instanceIdOrNotFound(input.instanceId);
       const signal = toSignal(input.signal);
       checkPayloadSize(signal.payload);
-      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       return send(ctx, store, instanceId, signal);
     }),
 
@@ -304,7 +304,7 @@ export const instancesRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const instanceId = instanceIdOrNotFound(input.instanceId);
-      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       const source = await store.getExecutionTreeSource(instanceId);
       if (!source) throw notFound("instance");
       const blocks = blocksOf(source.definition);

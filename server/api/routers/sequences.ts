@@ -59,7 +59,7 @@ export const sequencesRouter = router({
 
   /** A new sequence version; the same answers as POST /sequences (BAD_REQUEST for a rule, CONFLICT for a taken name+version). */
   create: tenantProcedure.input(z.object({ sequence: z.unknown() })).mutation(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
     return storeSequence(store, input.sequence);
   }),
 
@@ -68,7 +68,7 @@ export const sequencesRouter = router({
     .input(z.object({ sequenceId: z.string().max(64), input: z.json().default(null) }))
     .mutation(async ({ ctx, input }) => {
       const sequenceId = sequenceIdOrNotFound(input.sequenceId);
-      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       const sequence = await store.getSequence(sequenceId);
       if (!sequence) throw notFound("sequence");
       const { id } = await store.createInstance({

@@ -27,7 +27,7 @@ export const triggersRouter = router({
   put: tenantAdminProcedure
     .input(z.object({ slug, sequenceName: z.string().trim().min(1, "pick a sequence").max(256), sequenceVersion: z.int().min(1).nullable() }))
     .mutation(async ({ ctx, input }) => {
-      const store = await ctx.services.storage.tenant(ctx.tenant.id);
+      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       const by = { actor: ctx.user.email, actorUserId: ctx.user.id };
       const { trigger, created } = await saveTrigger(ctx.services.prisma, store, by, input.slug, {
         sequenceName: input.sequenceName, sequenceVersion: input.sequenceVersion,
@@ -36,7 +36,7 @@ export const triggersRouter = router({
     }),
 
   remove: tenantAdminProcedure.input(z.object({ slug })).mutation(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
     const removed = await removeTrigger(ctx.services.prisma, store, { actor: ctx.user.email, actorUserId: ctx.user.id }, input.slug);
     if (!removed) throw notFound("trigger");
     return summary(removed);

@@ -1,0 +1,129 @@
+// Moving a tenant to another storage backend, the piece the placement design leaves unbuilt.
+// Phases, each recorded on the primary before it runs and each safe to run again, so a mover
+// that dies anywhere is resumed by running the same move again:
+//   quiesce   API writes answer 503 and schedulers stop claiming the tenant (placement refresh);
+//             a grace lets requests and claims that read the placement just before finish.
+//   drain     until no instance of the tenant is running on the old backend (steps in flight
+//             finish; expired leases are handed back).
+//   copy      the tenant's rows, read from one snapshot of the old backend, replace its rows on
+//             the new one in one transaction.
+//   validate  row counts and per-table checksums, old against new; a difference (a write that
+//             slipped in) sends the move back to copy.
+//   cutover   the placement advances to the new backend at epoch + 1 (still quiesced).
+//   resume    the quiesce ends: writes and claims go to the new backend.
+//   cleanup   the tenant's rows are deleted from the old backend, only now.
+// Other tenants are never touched.
+import { setTimeout as sleep } from "node:timers/promises";
+import { AppError, notFound } from "../errors.ts";
+import type { Storage } from "../storage/index.ts";
+import { activeMove, advanceMove, insertMove, recordMoveError, type MovePhase, type MoveRecord } from "../storage/moves.ts";
+import { advanceTenantPlacement, quiescePlacement, readPlacement, resumePlacement } from "../storage/placements.ts";
+import { copyTenantRows, deleteTenantRows, runningInstances, summarizeTenantRows, type TableSummary } from "../storage/tenant-rows.ts";
+
+export interface MoveOptions {
+  /** Who asked, for the move's record (an email, "cli", a key prefix). */
+  requestedBy: string;
+  /** After quiescing: longer than the engines' placement refresh and a request's duration. */
+  graceMs?: number;
+  /** How long the drain waits for running steps before the move stops (to be resumed). */
+  drainTimeoutMs?: number;
+  /** Called before each phase runs: progress lines, and tests that stop the mover there. */
+  beforePhase?: (move: MoveRecord, phase: MovePhase) => void | Promise<void>;
+}
+
+const DEFAULTS = { graceMs: 2_000, drainTimeoutMs: 5 * 60_000 };
+/** Copies that differ from the source at validation, in a row, before the move gives up. */
+const MAX_COPIES = 3;
+
+export type MoveResult = { kind: "moved"; move: MoveRecord } | { kind: "already_placed"; backendId: string; epoch: number };
+
+/**
+ * Moves `tenantId` to `toBackend`, or resumes its unfinished move there. Idempotent: a tenant
+ * already on `toBackend` with no move under way is `already_placed`.
+ */
+export async function moveTenant(storage: Storage, tenantId: string, toBackend: string, options: MoveOptions): Promise<MoveResult> {
+  const primary = storage.backends.primary.pool;
+  let move = await activeMove(primary, tenantId);
+  if (move && move.toBackend !== toBackend) {
+    throw new AppError("conflict", `the tenant is being moved to "${move.toBackend}"; finish that move first`);
+  }
+  if (!move) {
+    const placement = await readPlacement(primary, tenantId);
+    if (!placement) throw notFound("tenant");
+    if (!storage.backends.has(toBackend)) {
+      throw new AppError("invalid_argument", `backend "${toBackend.slice(0, 128)}" is not registered`, ["backend_id"]);
+    }
+    if (placement.backendId === toBackend) return { kind: "already_placed", backendId: placement.backendId, epoch: placement.epoch };
+    storage.backends.get(placement.backendId); // Unsupported unless this process serves the old backend too
+    move = await insertMove(primary, {
+      tenantId, fromBackend: placement.backendId, toBackend, fromEpoch: placement.epoch, requestedBy: options.requestedBy,
+    });
+  }
+  try {
+    while (move.phase !== "done") {
+      await options.beforePhase?.(move, move.phase);
+      move = await runPhase(storage, move, { ...DEFAULTS, ...options });
+    }
+    return { kind: "moved", move };
+  } catch (error) {
+    await recordMoveError(primary, move.id, (error as Error).message).catch(() => {});
+    throw error;
+  }
+}
+
+async function runPhase(storage: Storage, move: MoveRecord, options: Required<Omit<MoveOptions, "beforePhase">>): Promise<MoveRecord> {
+  const primary = storage.backends.primary.pool;
+  const source = storage.backends.get(move.fromBackend).pool;
+  const target = storage.backends.get(move.toBackend).pool;
+  const { tenantId } = move;
+  switch (move.phase) {
+    case "quiesce": {
+      if (!(await quiescePlacement(primary, tenantId, move.fromEpoch))) {
+        throw new AppError("conflict", `the placement changed since the move started (epoch ${move.fromEpoch})`);
+      }
+      await sleep(options.graceMs);
+      return advanceMove(primary, move.id, "drain");
+    }
+    case "drain": {
+      const deadline = Date.now() + options.drainTimeoutMs;
+      for (;;) {
+        const running = await runningInstances(source, tenantId, new Date());
+        if (running === 0) break;
+        if (Date.now() > deadline) throw new AppError("unavailable", `${running} instance(s) still running after ${options.drainTimeoutMs} ms; run the move again to resume`);
+        await sleep(100);
+      }
+      return advanceMove(primary, move.id, "copy");
+    }
+    case "copy": {
+      const copied = await copyTenantRows(source, target, tenantId);
+      return advanceMove(primary, move.id, "validate", { copied, copies: Number(move.detail.copies ?? 0) + 1 });
+    }
+    case "validate": {
+      const [before, after] = await Promise.all([summarizeTenantRows(source, tenantId), summarizeTenantRows(target, tenantId)]);
+      const differing = Object.keys(before).filter((table) => !sameSummary(before[table], after[table]));
+      if (differing.length === 0) return advanceMove(primary, move.id, "cutover", { validated: before });
+      if (Number(move.detail.copies ?? 0) >= MAX_COPIES) {
+        throw new AppError("conflict", `the copy still differs from the source in ${differing.join(", ")} after ${MAX_COPIES} copies`);
+      }
+      return advanceMove(primary, move.id, "copy", { differed: differing });
+    }
+    case "cutover": {
+      const placement = await readPlacement(primary, tenantId);
+      const done = placement?.backendId === move.toBackend && placement.epoch === move.fromEpoch + 1;
+      if (!done) await advanceTenantPlacement(primary, tenantId, move.toBackend, move.fromEpoch + 1);
+      return advanceMove(primary, move.id, "resume", { epoch: move.fromEpoch + 1 });
+    }
+    case "resume": {
+      await resumePlacement(primary, tenantId, move.toBackend);
+      return advanceMove(primary, move.id, "cleanup");
+    }
+    case "cleanup": {
+      const deleted = await deleteTenantRows(source, tenantId);
+      return advanceMove(primary, move.id, "done", { deleted_from_source: deleted });
+    }
+    case "done":
+      return move;
+  }
+}
+
+const sameSummary = (a: TableSummary | undefined, b: TableSummary | undefined) => a?.rows === b?.rows && a?.checksum === b?.checksum;
