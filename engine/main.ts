@@ -5,6 +5,7 @@ import { loadConfig } from "./config.ts";
 import { createBuiltInHandlers } from "./handlers/registry.ts";
 import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
+import { MoveRunner } from "./moves/move-runner.ts";
 import { PlacementView } from "./scheduler/placement-view.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
 import { Storage, StorageBackends } from "./storage/index.ts";
@@ -30,6 +31,9 @@ async function main(): Promise<void> {
     log.info({ backend_id: id }, "backend connected");
   }
   for (const scheduler of schedulers) await scheduler.start();
+  // Tenant moves the operators start in the console run here.
+  const moves = new MoveRunner(storage, log.child({ component: "moves" }));
+  moves.start();
   log.info({ backends: storage.backends.ids(), owner: ownerId, tick_ms: config.BULKHEAD_TICK_MS }, "engine started");
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -37,6 +41,7 @@ async function main(): Promise<void> {
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   log.info({ signal, in_flight: schedulers.reduce((n, s) => n + s.inFlight, 0) }, "engine stopping");
+  await moves.stop();
   await Promise.all(schedulers.map((s) => s.stop()));
   placements.stop();
   await storage.close();

@@ -15,7 +15,8 @@ import { readPlacement } from "../storage/placements.ts";
 import { enqueueSignalIfActive } from "../storage/signals.ts";
 import { CONTROL_PLANE_TABLES, TENANT_TABLES } from "../storage/tenant-rows.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../storage/worker-tasks.ts";
-import { moveTenant, type MoveOptions } from "./move-tenant.ts";
+import { MoveRunner } from "./move-runner.ts";
+import { moveTenant, runMove, startMove, type MoveOptions } from "./move-tenant.ts";
 
 const config: SchedulerConfig = {
   BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 16, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
@@ -194,6 +195,51 @@ describe("a mover that dies", () => {
     // Running it once more changes nothing.
     expect(await moveTenant(storage, tenant, "eu-1", options())).toEqual({ kind: "already_placed", backendId: "eu-1", epoch: 2 });
   }, 60_000);
+});
+
+describe("a move started from the console", () => {
+  it("is only recorded there, then run to the end by an engine's move runner", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const total = await workload(tenant, { quick: 20, gated: 5, worker: 5 });
+    const started = await startMove(storage, tenant, "eu-1", "ops@example.test");
+    expect(started).toMatchObject({ kind: "started", move: { phase: "quiesce", requestedBy: "ops@example.test" } });
+    expect(await startMove(storage, tenant, "eu-1", "someone else")).toMatchObject({ kind: "resumable", move: { id: started.kind === "already_placed" ? "" : started.move.id } });
+
+    const runner = new MoveRunner(storage, log, { intervalMs: 50, graceMs: 300 });
+    runner.start();
+    try {
+      await expect.poll(async () => (await activeMove(db.sql, tenant)) === null, { timeout: 20_000 }).toBe(true);
+    } finally {
+      await runner.stop();
+    }
+    expect(await readPlacement(db.sql, tenant)).toMatchObject({ backendId: "eu-1", epoch: 2, quiescedAt: null });
+    await finishAll("eu-1", tenant, total);
+    await expectEachCompletedOnce("eu-1", tenant, total);
+  }, 60_000);
+});
+
+describe("two runners of one move", () => {
+  it("never run at once: the second is turned away while the first holds the move", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const started = await startMove(storage, tenant, "eu-1", "test");
+    if (started.kind === "already_placed") throw new Error("expected a new move");
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached = () => {};
+    const atDrain = new Promise<void>((resolve) => (reached = resolve));
+    const first = runMove(storage, started.move, options({
+      beforePhase: async (_move, phase) => {
+        if (phase === "drain") {
+          reached();
+          await held;
+        }
+      },
+    }));
+    await atDrain;
+    await expect(runMove(storage, started.move, options())).rejects.toThrow("another process is running this move");
+    release();
+    expect(await first).toMatchObject({ phase: "done" });
+  });
 });
 
 describe("refusals", () => {

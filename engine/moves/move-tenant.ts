@@ -36,38 +36,64 @@ const DEFAULTS = { graceMs: 2_000, drainTimeoutMs: 5 * 60_000 };
 const MAX_COPIES = 3;
 
 export type MoveResult = { kind: "moved"; move: MoveRecord } | { kind: "already_placed"; backendId: string; epoch: number };
+export type StartResult = { kind: "started" | "resumable"; move: MoveRecord } | { kind: "already_placed"; backendId: string; epoch: number };
 
 /**
- * Moves `tenantId` to `toBackend`, or resumes its unfinished move there. Idempotent: a tenant
- * already on `toBackend` with no move under way is `already_placed`.
+ * Records a move of `tenantId` to `toBackend` (phase quiesce), without running it; or finds the
+ * unfinished move there. A tenant already on `toBackend` with no move under way is `already_placed`.
  */
-export async function moveTenant(storage: Storage, tenantId: string, toBackend: string, options: MoveOptions): Promise<MoveResult> {
+export async function startMove(storage: Storage, tenantId: string, toBackend: string, requestedBy: string): Promise<StartResult> {
   const primary = storage.backends.primary.pool;
-  let move = await activeMove(primary, tenantId);
-  if (move && move.toBackend !== toBackend) {
-    throw new AppError("conflict", `the tenant is being moved to "${move.toBackend}"; finish that move first`);
+  const active = await activeMove(primary, tenantId);
+  if (active && active.toBackend !== toBackend) {
+    throw new AppError("conflict", `the tenant is being moved to "${active.toBackend}"; finish that move first`);
   }
-  if (!move) {
-    const placement = await readPlacement(primary, tenantId);
-    if (!placement) throw notFound("tenant");
-    if (!storage.backends.has(toBackend)) {
-      throw new AppError("invalid_argument", `backend "${toBackend.slice(0, 128)}" is not registered`, ["backend_id"]);
-    }
-    if (placement.backendId === toBackend) return { kind: "already_placed", backendId: placement.backendId, epoch: placement.epoch };
-    storage.backends.get(placement.backendId); // Unsupported unless this process serves the old backend too
-    move = await insertMove(primary, {
-      tenantId, fromBackend: placement.backendId, toBackend, fromEpoch: placement.epoch, requestedBy: options.requestedBy,
-    });
+  if (active) return { kind: "resumable", move: active };
+  const placement = await readPlacement(primary, tenantId);
+  if (!placement) throw notFound("tenant");
+  if (!storage.backends.has(toBackend)) {
+    throw new AppError("invalid_argument", `backend "${toBackend.slice(0, 128)}" is not registered`, ["backend_id"]);
   }
+  if (placement.backendId === toBackend) return { kind: "already_placed", backendId: placement.backendId, epoch: placement.epoch };
+  storage.backends.get(placement.backendId); // Unsupported unless this process serves the old backend too
+  const move = await insertMove(primary, { tenantId, fromBackend: placement.backendId, toBackend, fromEpoch: placement.epoch, requestedBy });
+  return { kind: "started", move };
+}
+
+/** Starts (or resumes) the move and runs it to the end in this process. Idempotent. */
+export async function moveTenant(storage: Storage, tenantId: string, toBackend: string, options: MoveOptions): Promise<MoveResult> {
+  const started = await startMove(storage, tenantId, toBackend, options.requestedBy);
+  if (started.kind === "already_placed") return started;
+  return { kind: "moved", move: await runMove(storage, started.move, options) };
+}
+
+/**
+ * Runs a recorded move from its phase to the end. One runner per move at a time: a session
+ * advisory lock on the primary, held while it runs, turns a second runner (the CLI and an engine,
+ * two engines) away with a conflict; a runner that dies releases it with its connection.
+ */
+export async function runMove(storage: Storage, recorded: MoveRecord, options: MoveOptions): Promise<MoveRecord> {
+  const primary = storage.backends.primary.pool;
+  const lock = await primary.connect();
+  let move = recorded;
   try {
-    while (move.phase !== "done") {
-      await options.beforePhase?.(move, move.phase);
-      move = await runPhase(storage, move, { ...DEFAULTS, ...options });
+    const { rows } = await lock.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('tenant_move'), hashtext($1)) AS locked", [move.tenantId]);
+    if (!rows[0]!.locked) throw new AppError("conflict", "another process is running this move");
+    try {
+      move = (await activeMove(primary, move.tenantId)) ?? { ...move, phase: "done" }; // it may have advanced meanwhile
+      while (move.phase !== "done") {
+        await options.beforePhase?.(move, move.phase);
+        move = await runPhase(storage, move, { ...DEFAULTS, ...options });
+      }
+      return move;
+    } catch (error) {
+      await recordMoveError(primary, move.id, (error as Error).message).catch(() => {});
+      throw error;
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock(hashtext('tenant_move'), hashtext($1))", [move.tenantId]).catch(() => {});
     }
-    return { kind: "moved", move };
-  } catch (error) {
-    await recordMoveError(primary, move.id, (error as Error).message).catch(() => {});
-    throw error;
+  } finally {
+    lock.release();
   }
 }
 

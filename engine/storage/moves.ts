@@ -107,3 +107,12 @@ export async function listMoves(db: Queryable, options: { tenantId?: string; lim
   });
   return rows.map(toRecord);
 }
+
+/** Every unfinished move, oldest first, for the engines that run them. */
+export async function listActiveMoves(db: Queryable): Promise<MoveRecord[]> {
+  const { rows } = await db.query<MoveRow>({
+    name: "list_active_moves",
+    text: `SELECT ${COLUMNS} FROM tenant_moves WHERE phase <> 'done' ORDER BY started_at`,
+  });
+  return rows.map(toRecord);
+}
