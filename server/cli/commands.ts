@@ -3,7 +3,9 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { AppError } from "../../engine/errors.ts";
 import type { EngineConfig } from "../../engine/config.ts";
+import { runMove, startMove } from "../../engine/moves/move-tenant.ts";
 import type { Storage } from "../../engine/storage/index.ts";
+import { MOVE_PHASES } from "../../engine/storage/moves.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
 import { createTenant, listTenants } from "../control/tenants.ts";
@@ -27,7 +29,10 @@ export const USAGE = `usage: npm run bulkhead -- <command>
   api-keys create --operator [--name N]
   limits rate <tenant> <key> <max_count> <window_ms>     (max_count 0 removes)
   limits budget <tenant> <steps_per_period> <period_secs> (steps_per_period 0 removes)
-  limits show <tenant>`;
+  limits show <tenant>
+  placements list
+  placements advance <tenant> <backend> <epoch>           (epoch must be greater than the current one)
+  tenants move <tenant> <backend>                          (prints each phase; run again to resume)`;
 
 type Command = (args: string[], deps: CliDeps) => Promise<void>;
 
@@ -139,6 +144,42 @@ const commands: Record<string, Command> = {
     await store.setBudget(steps, periodSecs, new Date());
     await recordAudit(prisma, { actor: "cli", tenantId, action: "budget.set", details: { steps_per_period: steps, period_secs: periodSecs } });
     print(`budget of ${tenantId}: ${steps} steps per ${periodSecs} s`);
+  },
+
+  async "placements list"(args, { storage, print }) {
+    parse(args, {}, []);
+    print(`backends registered here: ${storage.backends.ids().join(", ")}`);
+    for (const p of await storage.listPlacements()) {
+      print(`${p.tenantId}\t${p.backendId}\tepoch ${p.epoch}${p.quiescedAt ? "\tquiesced (moving)" : ""}`);
+    }
+  },
+
+  async "placements advance"(args, { prisma, storage, print }) {
+    const { positionals } = parse(args, {}, ["tenant", "backend", "epoch"]);
+    const [tenantId, backendId, epochText] = positionals as [string, string, string];
+    const placement = await storage.advanceTenantPlacement(tenantId, backendId, count(epochText, "epoch"));
+    await recordAudit(prisma, { actor: "cli", tenantId, action: "placement.advance", details: { backend_id: backendId, epoch: placement.epoch } });
+    print(`${tenantId} is placed on ${placement.backendId} at epoch ${placement.epoch}`);
+  },
+
+  async "tenants move"(args, { prisma, storage, print }) {
+    const { positionals } = parse(args, {}, ["tenant", "backend"]);
+    const [tenantId, backendId] = positionals as [string, string];
+    const started = await startMove(storage, tenantId, backendId, "cli");
+    if (started.kind === "already_placed") return print(`${tenantId} is already on ${backendId} (epoch ${started.epoch}); nothing to move`);
+    if (started.kind === "started") {
+      await recordAudit(prisma, { actor: "cli", tenantId, action: "tenant.move.start", details: { from: started.move.fromBackend, to: backendId, move_id: started.move.id } });
+      print(`moving ${tenantId} from ${started.move.fromBackend} to ${backendId} (move ${started.move.id})`);
+    } else {
+      print(`resuming the move of ${tenantId} to ${backendId} at phase ${started.move.phase} (move ${started.move.id})`);
+    }
+    const steps = MOVE_PHASES.length - 1;
+    const done = await runMove(storage, started.move, {
+      requestedBy: "cli",
+      beforePhase: (_move, phase) => print(`  ${MOVE_PHASES.indexOf(phase) + 1}/${steps} ${phase}`),
+    });
+    await recordAudit(prisma, { actor: "cli", tenantId, action: "tenant.move.done", details: { to: backendId, move_id: done.id } });
+    print(`${tenantId} is on ${backendId} at epoch ${done.fromEpoch + 1}; its rows on ${done.fromBackend} are deleted`);
   },
 
   async "limits show"(args, { storage, print }) {
