@@ -5,10 +5,11 @@ import pg from "pg";
 import { E2E_SERVER_ENV } from "./env.ts";
 import { signIn } from "./fixtures.ts";
 
-const databaseUrl = `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead`;
+// The demo places initech on the embedded cluster's second backend (database bulkhead_eu1).
+const databaseOf = (tenantId: string) => (tenantId === "initech" ? "bulkhead_eu1" : "bulkhead");
 
 async function openBreaker(tenantId: string, handler: string) {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/${databaseOf(tenantId)}` });
   await client.connect();
   try {
     await client.query(

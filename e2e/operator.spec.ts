@@ -19,7 +19,7 @@ test("the operator lands on the console and sees every tenant", async ({ page })
     await expect(row).toHaveCount(1);
     const cells = row.getByRole("cell");
     await expect(cells.nth(1)).toHaveText(tenant.name);
-    await expect(cells.nth(2)).toHaveText("primary");
+    await expect(cells.nth(2)).toHaveText("backend" in tenant ? tenant.backend : "primary");
     await expect(cells.nth(3)).toHaveText("1");
   }
 });

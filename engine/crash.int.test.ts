@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/db.ts";
-import { insertInstancesOf, insertSequence } from "../test/factories.ts";
+import { insertInstancesOf, insertSequence, makeTenant } from "../test/factories.ts";
 import { commitProgress } from "./storage/execution.ts";
 
 let db: TestDatabase;
@@ -46,6 +46,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 it("finishes every instance exactly once after an engine is killed mid-run", async () => {
   const ids: string[] = [];
   for (let t = 0; t < 5; t++) {
+    await makeTenant(db, `tenant-${t}`); // placed on the primary: the engine runs placed tenants only
     const seq = await insertSequence(db, `tenant-${t}`, [
       { type: "step", id: "work", handler: "sleep", params: { duration_ms: 300 } },
       { type: "step", id: "after", handler: "log", params: { message: "done" } },

@@ -12,7 +12,9 @@ export const DEMO_PASSWORD = "bulkhead-demo";
 export const DEMO_TENANTS = [
   { slug: "acme", name: "Acme Corporation" },
   { slug: "globex", name: "Globex" },
-  { slug: "initech", name: "Initech" },
+  // On the second backend when one is registered (npm start's embedded cluster has `eu-1`), so
+  // the demo shows placement; on the default backend otherwise.
+  { slug: "initech", name: "Initech", backend: "eu-1" },
 ] as const;
 
 export const DEMO_OPERATOR = "operator@bulkhead.test";
@@ -54,7 +56,9 @@ export async function seedDemo(prisma: Prisma, storage: Storage, config: EngineC
   if ((await prisma.user.count()) > 0 || (await prisma.tenant.count()) > 0) return false;
   await createUser(prisma, { email: DEMO_OPERATOR, password: DEMO_PASSWORD, name: "Olivia Operator", isOperator: true });
   for (const tenant of DEMO_TENANTS) {
-    await createTenant(prisma, { slug: tenant.slug, name: tenant.name, backendId: config.BULKHEAD_DEFAULT_BACKEND });
+    const backendId = "backend" in tenant && config.backends.has(tenant.backend) ? tenant.backend : config.BULKHEAD_DEFAULT_BACKEND;
+    // The placement is created with the tenant, so the writes below go through the router to it.
+    await createTenant(prisma, { slug: tenant.slug, name: tenant.name, backendId });
     for (const role of ["admin", "member"] as const) {
       const email = `${role}@${tenant.slug}.test`;
       await createUser(prisma, { email, password: DEMO_PASSWORD, name: `${tenant.name} ${role}` });

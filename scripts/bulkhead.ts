@@ -13,7 +13,8 @@ if (argv.length === 0 || argv[0] === "--help" || argv[0] === "help") {
 }
 
 const db = await openBulkheadDatabase((line) => console.error(line));
-const config = loadConfig({ ...process.env, DATABASE_URL: db.url });
+// The backends `npm start` gives its processes, the embedded cluster's second database included.
+const config = loadConfig({ ...process.env, DATABASE_URL: db.url, BULKHEAD_BACKENDS: db.backends });
 const prisma = createPrisma(db.url);
 const storage = new Storage(new StorageBackends(config.backends, { poolSize: 2 }));
 let status = 1;

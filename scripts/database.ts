@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { loadConfig } from "../engine/config.ts";
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -236,6 +237,11 @@ export async function pendingMigrations(url: string): Promise<string[]> {
 
 export interface BulkheadDatabase {
   url: string;
+  /**
+   * BULKHEAD_BACKENDS for the processes started on this database: the user's when set (even
+   * empty), else `eu-1` on a second database of the embedded cluster, so the demo shows placement.
+   */
+  backends: string;
   /** True when DATABASE_URL was unset and the embedded cluster serves the database. */
   embedded: boolean;
   stop(): Promise<void>;
@@ -243,27 +249,45 @@ export interface BulkheadDatabase {
 
 export const DATA_DIR = path.resolve(PROJECT_ROOT, process.env.BULKHEAD_DATA_DIR ?? ".data");
 
+/** The embedded cluster's second backend. */
+export const EMBEDDED_SECOND_BACKEND = { id: "eu-1", database: "bulkhead_eu1" } as const;
+
 /**
- * The database Bulkhead runs on, migrated: DATABASE_URL when set, else the embedded cluster in
- * `.data/pg` on port 54329 (BULKHEAD_DATA_DIR and BULKHEAD_PG_PORT override both).
+ * The database Bulkhead runs on, every backend migrated: DATABASE_URL when set, else the embedded
+ * cluster in `.data/pg` on port 54329 (BULKHEAD_DATA_DIR and BULKHEAD_PG_PORT override both).
  */
 export async function openBulkheadDatabase(log: (line: string) => void): Promise<BulkheadDatabase> {
   let db: BulkheadDatabase;
+  const userBackends = process.env.BULKHEAD_BACKENDS;
   if (process.env.DATABASE_URL) {
-    db = { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
+    db = { url: process.env.DATABASE_URL, backends: userBackends ?? "", embedded: false, stop: async () => {} };
   } else {
     const cluster = await startEmbeddedCluster(
       { dataDir: path.join(DATA_DIR, "pg"), port: Number(process.env.BULKHEAD_PG_PORT ?? 54329) },
       log,
     );
     await cluster.ensureDatabase("bulkhead");
-    db = { url: cluster.url("bulkhead"), embedded: true, stop: () => cluster.stop() };
+    let backends = userBackends;
+    if (backends === undefined) {
+      const { id, database } = EMBEDDED_SECOND_BACKEND;
+      await cluster.ensureDatabase(database);
+      backends = `${id}=${cluster.url(database)}`;
+    }
+    db = { url: cluster.url("bulkhead"), backends, embedded: true, stop: () => cluster.stop() };
   }
   try {
-    const pending = await pendingMigrations(db.url);
-    if (pending.length > 0) {
-      log(`applying ${pending.length} migration(s)`);
-      await migrateDeploy(db.url);
+    // The same parsing the processes do, so a bad entry fails here, before anything starts.
+    const { backends } = loadConfig({ ...process.env, DATABASE_URL: db.url, BULKHEAD_BACKENDS: db.backends });
+    // One backend at a time, so the load stays low and a failure names its backend.
+    for (const [id, url] of backends) {
+      try {
+        const pending = await pendingMigrations(url);
+        if (pending.length === 0) continue;
+        log(`applying ${pending.length} migration(s) to backend ${id}`);
+        await migrateDeploy(url);
+      } catch (error) {
+        throw new Error(`backend "${id}": ${(error as Error).message}`, { cause: error });
+      }
     }
   } catch (error) {
     await db.stop();

@@ -8,7 +8,7 @@ import path from "node:path";
 import { loadConfig } from "../engine/config.ts";
 import { Storage, StorageBackends } from "../engine/storage/index.ts";
 import { createPrisma } from "../server/db/prisma.ts";
-import { DEMO_PASSWORD, demoLogins, seedDemo } from "../prisma/seed.ts";
+import { DEMO_PASSWORD, DEMO_TENANTS, demoLogins, seedDemo } from "../prisma/seed.ts";
 import { DATA_DIR, openBulkheadDatabase, PROJECT_ROOT } from "./database.ts";
 
 const startedAt = Date.now();
@@ -56,6 +56,7 @@ say(`database ready (${db.embedded ? "embedded PostgreSQL 17" : "DATABASE_URL"})
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   DATABASE_URL: db.url,
+  BULKHEAD_BACKENDS: db.backends,
   AUTH_SECRET: authSecret(),
   NEXT_TELEMETRY_DISABLED: "1",
   PORT: String(port),
@@ -63,8 +64,12 @@ const env: NodeJS.ProcessEnv = {
 const config = loadConfig(env);
 const prisma = createPrisma(db.url);
 const storage = new Storage(new StorageBackends(config.backends, { poolSize: 2 }));
+/** Where the demo tenants live now (read back, since they may have been moved since seeding). */
+let demoPlacement = "";
 try {
   if (await seedDemo(prisma, storage, config)) say("demo data created");
+  const placements = await prisma.tenantStoragePlacement.findMany({ where: { tenantId: { in: DEMO_TENANTS.map((t) => t.slug) } } });
+  demoPlacement = placements.map((p) => `${p.tenantId} on ${p.backendId}`).sort().join(", ");
 } catch (error) {
   await fail(`could not create the demo data: ${(error as Error).message}`);
 } finally {
@@ -113,3 +118,4 @@ for (let tries = 0; tries < 600 && !stopping; tries++) {
 say(`Bulkhead is up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: http://localhost:${port}`);
 say(`demo logins (password "${DEMO_PASSWORD}"):`);
 for (const login of demoLogins()) say(`  ${login.email.padEnd(26)} ${login.role}`);
+if (demoPlacement) say(`storage backends ${[...config.backends.keys()].join(", ")}: ${demoPlacement}`);

@@ -395,25 +395,30 @@ export class Storage {
     return { open, resets: resets.slice(0, resetLimit) };
   }
 
-  /** The ids of registered backends that do not answer within `timeoutMs` (readiness). */
-  async unreachableBackends(timeoutMs: number): Promise<string[]> {
-    const results = await Promise.all(
+  /** Each registered backend: whether it answers within `timeoutMs`, and how fast (null: it did not). */
+  async backendHealth(timeoutMs: number): Promise<{ id: string; latencyMs: number | null }[]> {
+    return Promise.all(
       this.backends.ids().map(async (id) => {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error("timeout")), timeoutMs);
         });
+        const started = performance.now();
         try {
           await Promise.race([this.backends.get(id).pool.query("SELECT 1"), timeout]);
-          return null;
+          return { id, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
         } catch {
-          return id;
+          return { id, latencyMs: null };
         } finally {
           clearTimeout(timer);
         }
       }),
     );
-    return results.filter((id): id is string => id !== null);
+  }
+
+  /** The ids of registered backends that do not answer within `timeoutMs` (readiness). */
+  async unreachableBackends(timeoutMs: number): Promise<string[]> {
+    return (await this.backendHealth(timeoutMs)).filter((b) => b.latencyMs === null).map((b) => b.id);
   }
 
   listPlacements(): Promise<Placement[]> {

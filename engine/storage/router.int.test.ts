@@ -67,7 +67,7 @@ describe("TenantPartitionRouter", () => {
 describe("advanceTenantPlacement", () => {
   it("inserts when absent, then replaces only with a strictly greater epoch", async () => {
     await db.prisma.tenant.create({ data: { id: "moving", name: "Moving" } });
-    await expect(db.storage.advanceTenantPlacement("moving", "primary", 1)).resolves.toEqual({ tenantId: "moving", backendId: "primary", epoch: 1 });
+    await expect(db.storage.advanceTenantPlacement("moving", "primary", 1)).resolves.toEqual({ tenantId: "moving", backendId: "primary", epoch: 1, quiescedAt: null });
     await expect(db.storage.advanceTenantPlacement("moving", "primary", 3)).resolves.toMatchObject({ epoch: 3 });
 
     for (const stale of [3, 2]) {

@@ -45,6 +45,7 @@ interface Case {
 }
 
 const SEQUENCE_NAME = "matrix-sequence";
+let epochs = 0;
 const tenantOnly = (tenantId: string) => ({ tenantId });
 const email = () => `new-${randomBytes(4).toString("hex")}@example.test`;
 
@@ -69,6 +70,10 @@ const CASES: Record<string, Case> = {
 
   "ops.tenants": { gate: "operator" },
   "ops.backends": { gate: "operator" },
+  // Served calls act for A on the backend it is already on: a newer epoch each time, a move with nothing to do.
+  "ops.advancePlacement": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary", epoch: 1_000 + ++epochs }) },
+  "ops.startMove": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary" }) },
+  "ops.moves": { gate: "operator", input: (tenantId) => ({ tenantId }) },
 
   "breakers.list": { gate: "tenant", input: tenantOnly },
   "breakers.resets": { gate: "tenant", input: (tenantId) => ({ tenantId, limit: 10 }) },

@@ -60,7 +60,9 @@ export async function ensureTenant(
   }
 }
 
-export function listTenants(prisma: Prisma): Promise<(TenantSummary & { memberCount: number; backendId: string | null; epoch: number | null })[]> {
+export function listTenants(
+  prisma: Prisma,
+): Promise<(TenantSummary & { memberCount: number; backendId: string | null; epoch: number | null; quiesced: boolean })[]> {
   return prisma.tenant
     .findMany({
       orderBy: { id: "asc" },
@@ -74,6 +76,7 @@ export function listTenants(prisma: Prisma): Promise<(TenantSummary & { memberCo
         memberCount: t._count.memberships,
         backendId: t.placement?.backendId ?? null,
         epoch: t.placement ? Number(t.placement.epoch) : null,
+        quiesced: t.placement?.quiescedAt != null,
       })),
     );
 }

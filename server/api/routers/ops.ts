@@ -1,10 +1,65 @@
+// The operator console's tenants page: tenants with their placement, the registered backends
+// with their health, advancing a placement (with the epoch the operator expects to replace) and
+// tenant moves, which engines run (engine/moves). Every change is in the audit log.
+import { z } from "zod";
+import { startMove } from "../../../engine/moves/move-tenant.ts";
+import { listMoves } from "../../../engine/storage/moves.ts";
+import { recordAudit } from "../../control/audit.ts";
 import { listTenants } from "../../control/tenants.ts";
 import { operatorProcedure, router } from "../trpc.ts";
+
+const tenantId = z.string().max(64);
+const backendId = z.string().max(128);
 
 export const opsRouter = router({
   tenants: operatorProcedure.query(async ({ ctx }) => {
     const tenants = await listTenants(ctx.services.prisma);
     return tenants.map((t) => ({ ...t, createdAt: t.createdAt.toISOString() }));
   }),
-  backends: operatorProcedure.query(({ ctx }) => ctx.services.storage.backends.ids()),
+
+  /** Registered backends (ids only: connection strings never leave the server) and their health. */
+  backends: operatorProcedure.query(async ({ ctx }) => {
+    const health = await ctx.services.storage.backendHealth(2_000);
+    return health.map((b) => ({ id: b.id, reachable: b.latencyMs !== null, latencyMs: b.latencyMs }));
+  }),
+
+  /**
+   * Points the tenant at a backend at `epoch`, which must be greater than the current one (the
+   * operator sends the epoch they saw plus one, so a change made meanwhile is a CONFLICT). This
+   * moves no rows: use a move for a tenant with data.
+   */
+  advancePlacement: operatorProcedure
+    .input(z.object({ tenantId, backendId, epoch: z.int().min(1) }))
+    .mutation(async ({ ctx, input }) => {
+      const placement = await ctx.services.storage.advanceTenantPlacement(input.tenantId, input.backendId, input.epoch);
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: "placement.advance",
+        details: { backend_id: placement.backendId, epoch: placement.epoch },
+      });
+      return { tenantId: placement.tenantId, backendId: placement.backendId, epoch: placement.epoch };
+    }),
+
+  /** Records a move of the tenant to the backend; an engine runs it within seconds. */
+  startMove: operatorProcedure.input(z.object({ tenantId, backendId })).mutation(async ({ ctx, input }) => {
+    const started = await startMove(ctx.services.storage, input.tenantId, input.backendId, ctx.user.email);
+    if (started.kind === "started") {
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: "tenant.move.start",
+        details: { from: started.move.fromBackend, to: input.backendId, move_id: started.move.id },
+      });
+    }
+    return started.kind === "already_placed" ? { kind: started.kind, moveId: null } : { kind: started.kind, moveId: started.move.id };
+  }),
+
+  /** The latest moves, newest first, with their phases: the console polls this to watch one. */
+  moves: operatorProcedure
+    .input(z.object({ tenantId: tenantId.optional(), limit: z.int().min(1).max(100).default(20) }))
+    .query(async ({ ctx, input }) => {
+      const moves = await listMoves(ctx.services.storage.backends.primary.pool, input);
+      return moves.map((m) => ({
+        id: m.id, tenantId: m.tenantId, fromBackend: m.fromBackend, toBackend: m.toBackend, fromEpoch: m.fromEpoch,
+        phase: m.phase, error: m.error, requestedBy: m.requestedBy, detail: m.detail,
+        startedAt: m.startedAt.toISOString(), updatedAt: m.updatedAt.toISOString(), finishedAt: m.finishedAt?.toISOString() ?? null,
+      }));
+    }),
 });

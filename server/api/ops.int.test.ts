@@ -1,0 +1,88 @@
+// The operator console's placement procedures against two real backends: tenants with their
+// placement, backends with health, advancing with the expected epoch (a stale one is a CONFLICT
+// that changes nothing), starting a move that an engine then runs, and the audit trail.
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { insertInstancesOf, insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
+import { MoveRunner } from "../../engine/moves/move-runner.ts";
+import { createLogger } from "../../engine/logger.ts";
+import { createCaller } from "./root.ts";
+import { createContext } from "./trpc.ts";
+
+let second: TestDatabase;
+let db: TestDatabase;
+let operator: { id: string; email: string };
+beforeAll(async () => {
+  second = await freshDatabase();
+  db = await freshDatabase({ BULKHEAD_BACKENDS: `eu-1=${second.url}` });
+  operator = await makeUser(db, { isOperator: true });
+});
+afterAll(async () => {
+  await db.drop();
+  await second.drop();
+});
+
+const ops = () => createCaller(createContext(db, operator.id)).ops;
+const audit = async (tenantId: string) =>
+  (await db.sql.query("SELECT actor, action, details FROM audit_log WHERE tenant_id = $1 ORDER BY id", [tenantId])).rows;
+
+describe("ops placement procedures", () => {
+  it("list the registered backends with their health, never a connection string", async () => {
+    const backends = await ops().backends();
+    expect(backends.map((b) => b.id)).toEqual(["primary", "eu-1"]);
+    expect(backends.every((b) => b.reachable && typeof b.latencyMs === "number")).toBe(true);
+    expect(JSON.stringify(backends)).not.toMatch(/postgres(ql)?:\/\//);
+  });
+
+  it("advance a placement only past the epoch the operator saw; a stale one is a CONFLICT and changes nothing", async () => {
+    const tenant = (await makeTenant(db)).id;
+    expect(await ops().advancePlacement({ tenantId: tenant, backendId: "eu-1", epoch: 2 })).toEqual({ tenantId: tenant, backendId: "eu-1", epoch: 2 });
+    const stale = await ops().advancePlacement({ tenantId: tenant, backendId: "primary", epoch: 2 }).catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(TRPCError);
+    expect(stale).toMatchObject({ code: "CONFLICT", message: "placement epoch 2 is not newer than the current epoch 2" });
+    expect((await ops().tenants()).find((t) => t.id === tenant)).toMatchObject({ backendId: "eu-1", epoch: 2, quiesced: false });
+    expect(await audit(tenant)).toEqual([{ actor: operator.email, action: "placement.advance", details: { backend_id: "eu-1", epoch: 2 } }]);
+  });
+
+  it("start a move that an engine runs, and show its phases until it is done", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const seq = await insertSequence(db, tenant, [{ type: "step", id: "x", handler: "noop" }]);
+    await insertInstancesOf(db, tenant, seq, 10);
+    const started = await ops().startMove({ tenantId: tenant, backendId: "eu-1" });
+    expect(started).toMatchObject({ kind: "started", moveId: expect.any(String) });
+    expect(await ops().moves({ tenantId: tenant })).toMatchObject([{ id: started.moveId, phase: "quiesce", fromBackend: "primary", toBackend: "eu-1", requestedBy: operator.email }]);
+
+    const runner = new MoveRunner(db.storage, createLogger("test", "silent"), { intervalMs: 50, graceMs: 200 });
+    runner.start();
+    try {
+      await expect.poll(async () => (await ops().moves({ tenantId: tenant }))[0]!.phase, { timeout: 15_000 }).toBe("done");
+    } finally {
+      await runner.stop();
+    }
+    expect((await ops().tenants()).find((t) => t.id === tenant)).toMatchObject({ backendId: "eu-1", epoch: 2, quiesced: false });
+    expect(await ops().startMove({ tenantId: tenant, backendId: "eu-1" })).toEqual({ kind: "already_placed", moveId: null });
+    expect((await audit(tenant)).map((r) => r.action)).toEqual(["tenant.move.start"]);
+  });
+
+  it("refuse an unregistered backend and a tenant that does not exist", async () => {
+    const tenant = (await makeTenant(db)).id;
+    await expect(ops().startMove({ tenantId: tenant, backendId: "ap-9" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(ops().startMove({ tenantId: "no-such-tenant", backendId: "eu-1" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(ops().advancePlacement({ tenantId: tenant, backendId: "ap-9", epoch: 5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+});
+
+describe("a quiesced tenant", () => {
+  it("answers writes with 503 and SERVICE_UNAVAILABLE, and still serves reads", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const admin = await makeUser(db, { memberOf: [[tenant, "admin"]] });
+    const seq = await insertSequence(db, tenant, [{ type: "step", id: "x", handler: "noop" }]);
+    await db.sql.query("UPDATE tenant_storage_placements SET quiesced_at = now() WHERE tenant_id = $1", [tenant]);
+    const caller = createCaller(createContext(db, admin.id));
+    await expect(caller.sequences.run({ tenantId: tenant, sequenceId: seq, input: null })).rejects.toMatchObject({
+      code: "SERVICE_UNAVAILABLE", message: "the tenant is being moved to another backend; retry shortly",
+    });
+    expect(await caller.sequences.list({ tenantId: tenant })).toHaveLength(1);
+  });
+});
