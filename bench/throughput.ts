@@ -19,7 +19,7 @@ const T = Number(process.env.BENCH_TENANTS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const silent = new Logger(() => () => {});
 
-async function bulkhead(url: string, n: number): Promise<{ perSecond: number; claimMedianMs: number }> {
+async function bulkhead(url: string, n: number, metrics = true): Promise<{ perSecond: number; claimMedianMs: number }> {
   const config = loadConfig({ DATABASE_URL: url, BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY) });
   const storage = new Storage(new StorageBackends(config.backends, { poolSize: CONCURRENCY + 4 }));
   const backend = storage.backends.primary;
@@ -60,7 +60,7 @@ async function bulkhead(url: string, n: number): Promise<{ perSecond: number; cl
   const total = Math.ceil(n / T) * T;
   const started = performance.now();
   const scheduler = new Scheduler({
-    backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench",
+    backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench", metrics,
   });
   await scheduler.start();
   await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state = 'completed'")).rows[0].n === total);
@@ -106,6 +106,9 @@ export async function main(): Promise<void> {
     const peer = await graphileWorker(await freshBenchDatabase(cluster, "bench_graphile", false), N);
     console.log(`graphile-worker: ${peer.perSecond.toFixed(0)} jobs/s`);
     console.log(`throughput ratio (bulkhead / graphile-worker): ${(ours.perSecond / peer.perSecond).toFixed(2)}`);
+    // The cost of per-tenant metrics: the same run with collection off.
+    const bare = await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N, false);
+    console.log(`bulkhead without tenant metrics: ${bare.perSecond.toFixed(0)} instances/s; metrics cost ratio (with / without): ${(ours.perSecond / bare.perSecond).toFixed(2)}`);
   } finally {
     await cluster.stop();
   }

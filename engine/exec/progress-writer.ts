@@ -16,6 +16,8 @@ export class ProgressWriter {
 
   constructor(
     private readonly db: Pick<pg.Pool, "query" | "connect">,
+    /** Told of every progress that was written (the scheduler counts ends and deferrals). */
+    private readonly onWritten: (progress: Progress) => void = () => {},
     private readonly maxBatch = 256,
   ) {}
 
@@ -35,7 +37,11 @@ export class ProgressWriter {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         const written = await commitProgressBatch(this.db, batch.map((p) => p.progress));
-        for (const p of batch) p.resolve(written.has(p.progress.instanceId));
+        for (const p of batch) {
+          const ok = written.has(p.progress.instanceId);
+          if (ok) this.onWritten(p.progress);
+          p.resolve(ok);
+        }
       } catch (error) {
         for (const p of batch) p.reject(error);
       }

@@ -19,6 +19,10 @@ import { runPreflight } from "../exec/preflight.ts";
 import { SequenceCache } from "./sequence-cache.ts";
 import { BreakerSync } from "./breaker-sync.ts";
 import type { PlacementView } from "./placement-view.ts";
+import type { DeferReason } from "../exec/preflight.ts";
+import type { Progress } from "../storage/execution.ts";
+import { TenantMetrics } from "../metrics/tenant-metrics.ts";
+import { dueBacklog, writeTenantMetrics } from "../storage/metrics.ts";
 import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { breakerPreflight } from "../breakers/preflight.ts";
 
@@ -42,6 +46,8 @@ export interface SchedulerDeps {
    * backend is this scheduler's (tests and benchmarks that own their database).
    */
   placements?: PlacementView;
+  /** Per-tenant metrics (claims, ends, deferrals, lag, backlog) into tenant_metrics; on unless false (benchmarks compare). */
+  metrics?: boolean;
   preflight?: (input: PreflightInput) => Promise<PreflightOutcome>;
   now?: () => Date;
 }
@@ -70,12 +76,15 @@ export class Scheduler {
   private readonly breakerSync: BreakerSync;
   /** When a run's tenant was first seen quiesced for a move, by instance id. */
   private readonly quiescedSince = new Map<string, number>();
+  /** This backend's tenants' counts, written to its tenant_metrics every few seconds. */
+  readonly metrics = new TenantMetrics();
+  private lastBacklogSample = 0;
   /** Totals since start, by how runs ended. */
   readonly ends = new Map<RunEnd | "error", number>();
 
   constructor(private readonly deps: SchedulerDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.progress = new ProgressWriter(deps.backend.pool);
+    this.progress = new ProgressWriter(deps.backend.pool, deps.metrics === false ? undefined : (progress) => this.countWritten(progress));
     this.breakers = new CircuitBreakerRegistry({
       defaults: { threshold: deps.config.BULKHEAD_BREAKER_THRESHOLD, cooldownMs: deps.config.BULKHEAD_BREAKER_COOLDOWN_SECS * 1000 },
       onTransition: (transition) => this.breakerSync.onTransition(transition),
@@ -94,6 +103,7 @@ export class Scheduler {
       setInterval(() => void this.renew(), Math.max(250, Math.floor(config.BULKHEAD_LEASE_MS / 3))),
       setInterval(() => void this.reap(), config.BULKHEAD_REAPER_MS),
     );
+    if (this.deps.metrics !== false) this.timers.push(setInterval(() => void this.flushMetrics(), METRICS_FLUSH_MS));
   }
 
   /** Stops claiming, lets in-flight runs finish within the grace, then releases the rest. */
@@ -109,6 +119,7 @@ export class Scheduler {
     }
     for (const timer of this.timers) clearInterval(timer);
     await this.breakerSync.stop();
+    await this.flushMetrics();
   }
 
   get inFlight(): number {
@@ -160,6 +171,10 @@ export class Scheduler {
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
     });
     if (claimed.length === 0) return false;
+    if (this.deps.metrics !== false) {
+      const at = now.getTime();
+      for (const claim of claimed) this.metrics.claimed(claim.tenantId, at - claim.dueAt.getTime(), at);
+    }
 
     const rows = new Map((await loadClaimed(backend.pool, claimed.map((c) => c.id))).map((r) => [r.id, r]));
     for (const claim of claimed) {
@@ -167,6 +182,7 @@ export class Scheduler {
       if (inFlight >= perTenantLimit) {
         // More of this tenant came back than it may run at once: hand the rest back, due now.
         await releaseLease(backend.pool, claim.id, claim.leaseEpoch, now, "cap");
+        if (this.deps.metrics !== false) this.metrics.deferred(claim.tenantId, "cap");
         continue;
       }
       this.perTenant.set(claim.tenantId, inFlight + 1);
@@ -271,6 +287,23 @@ export class Scheduler {
     });
   }
 
+  /** A written commit that ends an instance or defers it for a counted reason. */
+  private countWritten(progress: Progress): void {
+    if (progress.state === "completed" || progress.state === "failed") this.metrics.ended(progress.tenantId, progress.state);
+    else if (progress.state === "scheduled" && progress.deferReason) this.metrics.deferred(progress.tenantId, progress.deferReason as DeferReason);
+  }
+
+  /** Writes what was counted; on failure the counts are kept for the next try. */
+  async flushMetrics(): Promise<void> {
+    const rows = this.metrics.drain();
+    try {
+      await writeTenantMetrics(this.deps.backend.pool, rows);
+    } catch (error) {
+      this.metrics.restore(rows);
+      this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "could not write tenant metrics");
+    }
+  }
+
   private count(end: RunEnd | "error"): void {
     this.ends.set(end, (this.ends.get(end) ?? 0) + 1);
   }
@@ -287,6 +320,14 @@ export class Scheduler {
     }
   }
 
+  /** Every 15 s: how many due instances each tenant has waiting (the backlog). */
+  private async sampleBacklog(onlyTenants: string[] | null): Promise<void> {
+    const now = this.now();
+    if (this.deps.metrics === false || now.getTime() - this.lastBacklogSample < BACKLOG_SAMPLE_MS) return;
+    this.lastBacklogSample = now.getTime();
+    for (const [tenantId, due] of await dueBacklog(this.deps.backend.pool, now, onlyTenants)) this.metrics.backlog(tenantId, due, now.getTime());
+  }
+
   private async reap(): Promise<void> {
     try {
       this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
@@ -295,12 +336,16 @@ export class Scheduler {
       await reapWorkerTasks(this.deps.backend.pool, this.now(), { onlyTenants });
       await wakeDueWaiting(this.deps.backend.pool, this.now(), 500, onlyTenants);
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
+      await this.sampleBacklog(onlyTenants);
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {
       this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "reaper failed");
     }
   }
 }
+
+const METRICS_FLUSH_MS = 5_000;
+const BACKLOG_SAMPLE_MS = 15_000;
 
 function toSignal(signal: PendingSignal): Signal {
   return typeof signal.type === "string"

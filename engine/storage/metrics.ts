@@ -1,0 +1,60 @@
+// SQL of tenant_metrics: the engine's batched writes, its backlog samples, and the reads behind
+// the operator's fairness page and the Prometheus endpoint. One row per (tenant, minute).
+import type pg from "pg";
+import type { MetricRow } from "../metrics/tenant-metrics.ts";
+
+type Queryable = Pick<pg.Pool, "query">;
+
+/** Adds a batch of per-minute counts to the stored minutes, in one statement. */
+export async function writeTenantMetrics(db: Queryable, rows: readonly MetricRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query({
+    name: "write_tenant_metrics",
+    text: `INSERT INTO tenant_metrics AS m (tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples)
+           SELECT r.tenant_id, r.minute, r.claimed, r.completed, r.failed, r.deferred,
+                  ARRAY(SELECT jsonb_array_elements_text(r.lag)::int), ARRAY(SELECT jsonb_array_elements_text(r.backlog)::int)
+             FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::jsonb[], $7::jsonb[], $8::jsonb[])
+                  AS r(tenant_id, minute, claimed, completed, failed, deferred, lag, backlog)
+           ON CONFLICT (tenant_id, minute) DO UPDATE SET
+             claimed = m.claimed + EXCLUDED.claimed,
+             completed = m.completed + EXCLUDED.completed,
+             failed = m.failed + EXCLUDED.failed,
+             deferred = bulkhead_add_keyed_counts(m.deferred, EXCLUDED.deferred),
+             lag_buckets = bulkhead_add_counts(m.lag_buckets, EXCLUDED.lag_buckets),
+             backlog_samples = m.backlog_samples || EXCLUDED.backlog_samples`,
+    values: [
+      rows.map((r) => r.tenantId), rows.map((r) => r.minute), rows.map((r) => r.claimed), rows.map((r) => r.completed),
+      rows.map((r) => r.failed), rows.map((r) => JSON.stringify(r.deferred)), rows.map((r) => JSON.stringify(r.lagBuckets)),
+      rows.map((r) => JSON.stringify(r.backlogSamples)),
+    ],
+  });
+}
+
+/** Due but unclaimed instances per tenant, now: the backlog sample. `onlyTenants` null: all. */
+export async function dueBacklog(db: Queryable, now: Date, onlyTenants: string[] | null): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ tenant_id: string; n: number }>({
+    name: "due_backlog",
+    text: `SELECT tenant_id, count(*)::int AS n FROM task_instances
+            WHERE state = 'scheduled' AND next_fire_at <= $1 AND ($2::text[] IS NULL OR tenant_id = ANY($2::text[]))
+            GROUP BY tenant_id`,
+    values: [now, onlyTenants],
+  });
+  return new Map(rows.map((r) => [r.tenant_id, r.n]));
+}
+
+/** Every tenant's minutes in [from, to), oldest first: what the fairness page draws. */
+export async function readTenantMetrics(db: Queryable, from: Date, to: Date): Promise<MetricRow[]> {
+  const { rows } = await db.query<{
+    tenant_id: string; minute: Date; claimed: number; completed: number; failed: number;
+    deferred: MetricRow["deferred"]; lag_buckets: number[] | null; backlog_samples: number[] | null;
+  }>({
+    name: "read_tenant_metrics",
+    text: `SELECT tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples
+             FROM tenant_metrics WHERE minute >= $1 AND minute < $2 ORDER BY minute, tenant_id`,
+    values: [from, to],
+  });
+  return rows.map((r) => ({
+    tenantId: r.tenant_id, minute: r.minute, claimed: r.claimed, completed: r.completed, failed: r.failed,
+    deferred: r.deferred, lagBuckets: r.lag_buckets ?? [], backlogSamples: r.backlog_samples ?? [],
+  }));
+}
