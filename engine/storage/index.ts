@@ -23,6 +23,8 @@ import { enqueueSignalIfActive, takePendingSignals, type NewSignal } from "./sig
 import {
   existingSequenceIds, getSequence, insertSequence, listHandlerNames, listSequences, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
+import type { MetricRow } from "../metrics/tenant-metrics.ts";
+import { readTenantMetrics } from "./metrics.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import {
   completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks, pollWorkerTasks,
@@ -393,6 +395,21 @@ export class Storage {
     const resets = perBackend.flatMap((b) => b.resets);
     resets.sort((a, b) => b.resetAt.getTime() - a.resetAt.getTime() || b.id - a.id);
     return { open, resets: resets.slice(0, resetLimit) };
+  }
+
+  /**
+   * Every tenant's metric minutes in [from, to), from each backend, counting a row only on the
+   * backend its tenant is placed on now (as breakersOfEveryTenant does): after a move the copy
+   * on the new backend is the tenant's history.
+   */
+  async metricsOfEveryTenant(from: Date, to: Date): Promise<MetricRow[]> {
+    const placedOn = new Map((await this.listPlacements()).map((p) => [p.tenantId, p.backendId]));
+    const perBackend = await Promise.all(
+      this.backends.ids().map(async (backendId) =>
+        (await readTenantMetrics(this.backends.get(backendId).pool, from, to)).filter((row) => placedOn.get(row.tenantId) === backendId),
+      ),
+    );
+    return perBackend.flat().sort((a, b) => a.minute.getTime() - b.minute.getTime() || (a.tenantId < b.tenantId ? -1 : 1));
   }
 
   /** Each registered backend: whether it answers within `timeoutMs`, and how fast (null: it did not). */

@@ -7,6 +7,8 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
 import { MoveRunner } from "../../engine/moves/move-runner.ts";
 import { createLogger } from "../../engine/logger.ts";
+import { TenantMetrics } from "../../engine/metrics/tenant-metrics.ts";
+import { writeTenantMetrics } from "../../engine/storage/metrics.ts";
 import { createCaller } from "./root.ts";
 import { createContext } from "./trpc.ts";
 
@@ -84,5 +86,33 @@ describe("a quiesced tenant", () => {
       code: "SERVICE_UNAVAILABLE", message: "the tenant is being moved to another backend; retry shortly",
     });
     expect(await caller.sequences.list({ tenantId: tenant })).toHaveLength(1);
+  });
+});
+
+describe("ops.fairness", () => {
+  it("reads every backend's minutes, each tenant only where it is placed, and ranks the noisiest first", async () => {
+    const quiet = (await makeTenant(db)).id;
+    const loud = (await makeTenant(db)).id;
+    await ops().advancePlacement({ tenantId: loud, backendId: "eu-1", epoch: 2 });
+    const now = Date.now();
+    const metrics = new TenantMetrics();
+    metrics.claimed(quiet, 5, now);
+    await writeTenantMetrics(db.sql, metrics.drain());
+    for (let i = 0; i < 30; i++) metrics.claimed(loud, 3_000, now);
+    metrics.backlog(loud, 300, now);
+    metrics.deferred(loud, "breaker", now);
+    await writeTenantMetrics(second.sql, metrics.drain());
+    // A stale copy of the loud tenant's minute on the primary, as a move leaves behind until cleanup.
+    metrics.claimed(loud, 5, now);
+    await writeTenantMetrics(db.sql, metrics.drain());
+
+    const result = await ops().fairness({ range: "15m" });
+    const ours = result.tenants.filter((t) => t.tenantId === quiet || t.tenantId === loud);
+    expect(ours).toMatchObject([
+      { tenantId: loud, claimed: 30, backlog: 300, deferred: { breaker: 1 }, lagP99: { ms: 5_000, over: false } },
+      { tenantId: quiet, claimed: 1, backlog: 0, lagP50: { ms: 10, over: false } },
+    ]);
+    expect(result.minutes.length).toBeGreaterThan(0);
+    expect(result.minutes.at(-1)!.jain).toBeGreaterThan(0);
   });
 });

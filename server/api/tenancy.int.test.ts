@@ -74,6 +74,7 @@ const CASES: Record<string, Case> = {
   "ops.advancePlacement": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary", epoch: 1_000 + ++epochs }) },
   "ops.startMove": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary" }) },
   "ops.moves": { gate: "operator", input: (tenantId) => ({ tenantId }) },
+  "ops.fairness": { gate: "operator", input: () => ({ range: "1h" }) },
 
   "breakers.list": { gate: "tenant", input: tenantOnly },
   "breakers.resets": { gate: "tenant", input: (tenantId) => ({ tenantId, limit: 10 }) },

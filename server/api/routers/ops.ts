@@ -6,9 +6,13 @@ import { startMove } from "../../../engine/moves/move-tenant.ts";
 import { listMoves } from "../../../engine/storage/moves.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { listTenants } from "../../control/tenants.ts";
+import { fairness } from "../../ops/fairness.ts";
 import { operatorProcedure, router } from "../trpc.ts";
 
 const tenantId = z.string().max(64);
+
+/** The fairness page's time ranges, in minutes. */
+export const FAIRNESS_RANGES = { "15m": 15, "1h": 60, "6h": 360, "24h": 1_440 } as const;
 const backendId = z.string().max(128);
 
 export const opsRouter = router({
@@ -50,6 +54,15 @@ export const opsRouter = router({
     }
     return started.kind === "already_placed" ? { kind: started.kind, moveId: null } : { kind: started.kind, moveId: started.move.id };
   }),
+
+  /** Per-tenant claims against demand, lag, backlog and Jain's index over the last `range` (see server/ops/fairness.ts). */
+  fairness: operatorProcedure
+    .input(z.object({ range: z.enum(Object.keys(FAIRNESS_RANGES) as [keyof typeof FAIRNESS_RANGES]).default("1h") }))
+    .query(async ({ ctx, input }) => {
+      const to = new Date();
+      const from = new Date(to.getTime() - FAIRNESS_RANGES[input.range] * 60_000);
+      return { from: from.toISOString(), to: to.toISOString(), ...fairness(await ctx.services.storage.metricsOfEveryTenant(from, to)) };
+    }),
 
   /** The latest moves, newest first, with their phases: the console polls this to watch one. */
   moves: operatorProcedure
