@@ -49,6 +49,8 @@ const schema = z.object({
   BULKHEAD_POOL_SIZE: int(10, 1),
   /** Hosts outbound HTTP may reach although they resolve to private or loopback addresses. */
   BULKHEAD_HTTP_ALLOW: z.string().default(""),
+  /** Tenants given their own label on /api/metrics (the busiest by load); the rest are summed as "other". */
+  BULKHEAD_METRICS_TOP_TENANTS: int(20, 0),
   BULKHEAD_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 });
 

@@ -6,7 +6,7 @@ import { createBuiltInHandlers } from "./handlers/registry.ts";
 import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
 import { MoveRunner } from "./moves/move-runner.ts";
-import { PlacementView } from "./scheduler/placement-view.ts";
+import { TenantView } from "./scheduler/tenant-view.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
 import { Storage, StorageBackends } from "./storage/index.ts";
 
@@ -20,11 +20,11 @@ async function main(): Promise<void> {
   const ownerId = `${os.hostname()}:${process.pid}`;
 
   // One copy of the placements for every scheduler: each claims only its backend's tenants.
-  const placements = new PlacementView(storage.backends.primary.pool, log);
-  await placements.start();
+  const tenantView = new TenantView(storage.backends.primary.pool, log);
+  await tenantView.start();
   const schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);
-    return new Scheduler({ backend, handlers, config, ownerId, placements, log: log.child({ backend_id: id }) });
+    return new Scheduler({ backend, handlers, config, ownerId, tenants: tenantView, log: log.child({ backend_id: id }) });
   });
   for (const id of storage.backends.ids()) {
     await storage.backends.get(id).pool.query("SELECT 1");
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   log.info({ signal, in_flight: schedulers.reduce((n, s) => n + s.inFlight, 0) }, "engine stopping");
   await moves.stop();
   await Promise.all(schedulers.map((s) => s.stop()));
-  placements.stop();
+  tenantView.stop();
   await storage.close();
   log.info("engine stopped");
 }

@@ -7,11 +7,12 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant } from "../../test/factories.ts";
 import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { createLogger } from "../logger.ts";
-import { PlacementView } from "../scheduler/placement-view.ts";
+import { TenantView } from "../scheduler/tenant-view.ts";
 import { Scheduler, type SchedulerConfig } from "../scheduler/scheduler.ts";
 import { Storage, StorageBackends } from "../storage/index.ts";
 import { activeMove, MOVE_PHASES, type MovePhase } from "../storage/moves.ts";
 import { readPlacement } from "../storage/placements.ts";
+import { setTenantLimits } from "../storage/tenant-limits.ts";
 import { enqueueSignalIfActive } from "../storage/signals.ts";
 import { CONTROL_PLANE_TABLES, TENANT_TABLES } from "../storage/tenant-rows.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../storage/worker-tasks.ts";
@@ -28,24 +29,24 @@ const log = createLogger("test", process.env.TEST_LOG ?? "silent");
 let second: TestDatabase;
 let db: TestDatabase;
 let storage: Storage;
-let placements: PlacementView;
+let tenantView: TenantView;
 let schedulers: Scheduler[];
 beforeAll(async () => {
   second = await freshDatabase();
   db = await freshDatabase({ BULKHEAD_BACKENDS: `eu-1=${second.url}` });
   // The engine's own wiring (engine/main.ts): one placement view, one scheduler per backend.
   storage = new Storage(new StorageBackends(db.config.backends, { poolSize: 24 }));
-  placements = new PlacementView(storage.backends.primary.pool, log, 100);
-  await placements.start();
+  tenantView = new TenantView(storage.backends.primary.pool, log, 100);
+  await tenantView.start();
   const handlers = createBuiltInHandlers({ httpAllow: [] });
   schedulers = storage.backends.ids().map(
-    (id) => new Scheduler({ backend: storage.backends.get(id), handlers, config, placements, log, ownerId: `move-test-${id}` }),
+    (id) => new Scheduler({ backend: storage.backends.get(id), handlers, config, tenants: tenantView, log, ownerId: `move-test-${id}` }),
   );
   for (const scheduler of schedulers) await scheduler.start();
 });
 afterAll(async () => {
   await Promise.all(schedulers.map((s) => s.stop()));
-  placements.stop();
+  tenantView.stop();
   await storage.close();
   await db.drop();
   await second.drop();
@@ -262,7 +263,7 @@ describe("schedulers and placements", () => {
       await insertInstancesOf(second, tenantId, seq, 5);
     }
     await db.sql.query("UPDATE tenant_storage_placements SET quiesced_at = now() WHERE tenant_id = $1", [quiesced]);
-    await placements.refresh(); // engines see a placement change within the refresh interval (a move waits it out)
+    await tenantView.refresh(); // engines see a placement change within the refresh interval (a move waits it out)
     const seq = await insertSequence(db, quiesced, [step("x", "noop")]);
     await insertInstancesOf(db, quiesced, seq, 5);
 
@@ -277,4 +278,24 @@ describe("schedulers and placements", () => {
     await db.sql.query("UPDATE tenant_storage_placements SET quiesced_at = NULL WHERE tenant_id = $1", [quiesced]);
     await expect.poll(() => states(db, quiesced), { timeout: 10_000 }).toEqual(["completed"]);
   });
+});
+
+describe("schedulers and tenant limits", () => {
+  it("hold a tenant to its own in-flight limit and claim cap", async () => {
+    const limited = (await makeTenant(db)).id;
+    await setTenantLimits(db.sql, limited, { claimCap: 1, maxConcurrency: 2 });
+    await tenantView.refresh();
+    const seq = await insertSequence(db, limited, [step("nap", "sleep", { params: { duration_ms: 300 } })]);
+    await insertInstancesOf(db, limited, seq, 8);
+    let most = 0;
+    const running = async () => (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE tenant_id = $1 AND state = 'running'", [limited])).rows[0].n as number;
+    const done = async () => (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE tenant_id = $1 AND state = 'completed'", [limited])).rows[0].n as number;
+    while ((await done()) < 8) {
+      most = Math.max(most, await running());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // One engine process per backend here, so its limit is the tenant's whole limit.
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2);
+  }, 30_000);
 });

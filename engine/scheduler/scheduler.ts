@@ -18,7 +18,7 @@ import { listBudgetedTenants } from "../storage/budgets.ts";
 import { runPreflight } from "../exec/preflight.ts";
 import { SequenceCache } from "./sequence-cache.ts";
 import { BreakerSync } from "./breaker-sync.ts";
-import type { PlacementView } from "./placement-view.ts";
+import type { TenantView } from "./tenant-view.ts";
 import type { DeferReason } from "../exec/preflight.ts";
 import type { Progress } from "../storage/execution.ts";
 import { TenantMetrics } from "../metrics/tenant-metrics.ts";
@@ -45,7 +45,7 @@ export interface SchedulerDeps {
    * and hands back the runs of a tenant placed elsewhere or quiesced. Absent: every tenant on the
    * backend is this scheduler's (tests and benchmarks that own their database).
    */
-  placements?: PlacementView;
+  tenants?: TenantView;
   /** Per-tenant metrics (claims, ends, deferrals, lag, backlog) into tenant_metrics; on unless false (benchmarks compare). */
   metrics?: boolean;
   preflight?: (input: PreflightInput) => Promise<PreflightOutcome>;
@@ -160,15 +160,15 @@ export class Scheduler {
     this.yieldMovedRuns();
     const free = config.BULKHEAD_MAX_CONCURRENT_STEPS - this.running.size;
     if (free <= 0) return false;
-    const onlyTenants = this.deps.placements?.claimable(backend.id);
+    const onlyTenants = this.deps.tenants?.claimable(backend.id);
     if (onlyTenants?.length === 0) return false;
     const limit = Math.min(config.BULKHEAD_CLAIM_BATCH, free);
-    const perTenantLimit = config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
-    const saturated = [...this.perTenant].filter(([, n]) => n >= perTenantLimit).map(([tenant]) => tenant);
+    const saturated = [...this.perTenant].filter(([tenant, n]) => n >= this.concurrencyOf(tenant)).map(([tenant]) => tenant);
     const now = this.now();
     const claimed = await claimDueInstances(backend.pool, {
       now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
+      capOverrides: this.deps.tenants?.claimCaps(),
     });
     if (claimed.length === 0) return false;
     if (this.deps.metrics !== false) {
@@ -179,7 +179,7 @@ export class Scheduler {
     const rows = new Map((await loadClaimed(backend.pool, claimed.map((c) => c.id))).map((r) => [r.id, r]));
     for (const claim of claimed) {
       const inFlight = this.perTenant.get(claim.tenantId) ?? 0;
-      if (inFlight >= perTenantLimit) {
+      if (inFlight >= this.concurrencyOf(claim.tenantId)) {
         // More of this tenant came back than it may run at once: hand the rest back, due now.
         await releaseLease(backend.pool, claim.id, claim.leaseEpoch, now, "cap");
         if (this.deps.metrics !== false) this.metrics.deferred(claim.tenantId, "cap");
@@ -191,20 +191,25 @@ export class Scheduler {
     return claimed.length === limit;
   }
 
+  /** How many of the tenant's instances may be in flight here: its own limit, else the default. */
+  private concurrencyOf(tenantId: string): number {
+    return this.deps.tenants?.limitsOf(tenantId)?.maxConcurrency ?? this.deps.config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
+  }
+
   /**
    * A tenant placed on another backend now: its runs stop at once and hand their instances back
    * (the rows here are no longer its own). A tenant quiesced for a move: its runs get the shutdown
    * grace to finish their steps, then hand back, so the mover's drain ends.
    */
   private yieldMovedRuns(): void {
-    const { placements, backend, config } = this.deps;
-    if (!placements) return;
+    const { tenants, backend, config } = this.deps;
+    if (!tenants) return;
     const now = Date.now();
     for (const [id, run] of this.running) {
       const tenantId = run.claim.tenantId;
-      if (!placements.isPlacedOn(tenantId, backend.id)) {
+      if (!tenants.isPlacedOn(tenantId, backend.id)) {
         run.interrupt.abort("shutdown");
-      } else if (placements.isQuiesced(tenantId)) {
+      } else if (tenants.isQuiesced(tenantId)) {
         const since = this.quiescedSince.get(id) ?? now;
         this.quiescedSince.set(id, since);
         if (now - since >= config.BULKHEAD_SHUTDOWN_GRACE_MS) run.interrupt.abort("shutdown");
@@ -332,7 +337,7 @@ export class Scheduler {
     try {
       this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
       // Sweeps that change instances: only for the tenants this scheduler may claim for.
-      const onlyTenants = this.deps.placements?.claimable(this.deps.backend.id) ?? null;
+      const onlyTenants = this.deps.tenants?.claimable(this.deps.backend.id) ?? null;
       await reapWorkerTasks(this.deps.backend.pool, this.now(), { onlyTenants });
       await wakeDueWaiting(this.deps.backend.pool, this.now(), 500, onlyTenants);
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);

@@ -107,6 +107,17 @@ describe("what is claimed", () => {
     expect([...perTenant(await only(["placed-here", "unknown"]))]).toEqual([["placed-here", 3]]);
   });
 
+  it("gives a tenant with a cap of its own that cap, with the default cap off or on", async () => {
+    await insertDueInstances(db, "capped", 10);
+    await insertDueInstances(db, "vip", 10);
+    await insertDueInstances(db, "plain", 10);
+    const claim = (maxPerTenant: number) =>
+      claimDueInstances(db.sql, { now: new Date(), limit: 100, maxPerTenant, leaseOwner: "t", leaseMs: 1000, capOverrides: [["capped", 2], ["vip", 8]] });
+    expect(Object.fromEntries(perTenant(await claim(0)))).toEqual({ capped: 2, vip: 8, plain: 10 });
+    await db.sql.query("UPDATE task_instances SET state = 'scheduled'");
+    expect(Object.fromEntries(perTenant(await claim(5)))).toEqual({ capped: 2, vip: 8, plain: 5 });
+  });
+
   it("only due, scheduled instances, in priority then due order, with a new lease", async () => {
     await insertDueInstances(db, "a", 3);
     await db.sql.query("UPDATE task_instances SET priority = 3 WHERE next_fire_at = (SELECT max(next_fire_at) FROM task_instances)");

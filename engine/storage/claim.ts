@@ -28,6 +28,8 @@ export interface ClaimOptions {
    * absent: every tenant, for tools and benchmarks that own the whole database.
    */
   onlyTenants?: string[];
+  /** Tenants with a cap of their own (operators' tenant limits), over `maxPerTenant`. */
+  capOverrides?: readonly [string, number][];
 }
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
@@ -62,7 +64,8 @@ ${FLIP_TO_RUNNING}`;
 // limit * cap rows, which is exactly the noisy neighbour. Instead:
 //   tenants:    a loose index scan visits each tenant with scheduled work once (cost ~ tenants),
 //   eligible:   less the tenants this process may not start more work for (or not placed here),
-//   candidates: each tenant's first `cap` due rows in claim order (cost ~ tenants * cap),
+//   candidates: each tenant's first `cap` due rows in claim order (cost ~ tenants * cap), where a
+//               tenant's own cap (tenant_limits) overrides the default,
 //   picked:     the best `limit` candidates across tenants, in claim order,
 //   winners:    those rows locked, skipping any a concurrent claimer holds.
 const CAPPED = `
@@ -75,8 +78,10 @@ WITH RECURSIVE tenants AS (
     FROM tenants WHERE tenants.tenant_id IS NOT NULL
 ),
 eligible AS (
-  SELECT tenant_id FROM tenants
-   WHERE tenant_id IS NOT NULL AND tenant_id <> ALL($5::text[]) AND ($6::text[] IS NULL OR tenant_id = ANY($6::text[]))
+  SELECT t.tenant_id, coalesce(o.cap, $7) AS cap
+    FROM tenants t
+    LEFT JOIN unnest($8::text[], $9::int[]) AS o(tenant_id, cap) ON o.tenant_id = t.tenant_id
+   WHERE t.tenant_id IS NOT NULL AND t.tenant_id <> ALL($5::text[]) AND ($6::text[] IS NULL OR t.tenant_id = ANY($6::text[]))
 ),
 candidates AS (
   SELECT c.id, c.priority, c.next_fire_at
@@ -85,7 +90,7 @@ candidates AS (
       SELECT id, priority, next_fire_at FROM task_instances
        WHERE state = 'scheduled' AND tenant_id = eligible.tenant_id AND next_fire_at <= $1
        ORDER BY priority DESC, next_fire_at
-       LIMIT $7
+       LIMIT eligible.cap
     ) c
 ),
 picked AS (
@@ -101,9 +106,11 @@ ${FLIP_TO_RUNNING}`;
 export const CLAIM_SQL = { plain: PLAIN, capped: CAPPED } as const;
 
 export async function claimDueInstances(db: Queryable, options: ClaimOptions): Promise<ClaimedInstance[]> {
-  const capped = options.maxPerTenant > 0;
+  const overrides = options.capOverrides ?? [];
+  const capped = options.maxPerTenant > 0 || overrides.length > 0;
   const values: unknown[] = [options.now, options.limit, options.leaseOwner, options.leaseMs, options.excludeTenants ?? [], options.onlyTenants ?? null];
-  if (capped) values.push(options.maxPerTenant);
+  // With the default cap off, a tenant without a cap of its own may fill the whole batch.
+  if (capped) values.push(options.maxPerTenant > 0 ? options.maxPerTenant : options.limit, overrides.map(([t]) => t), overrides.map(([, cap]) => cap));
   const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date }>({
     name: capped ? "claim_due_capped" : "claim_due_plain",
     text: capped ? CAPPED : PLAIN,

@@ -39,7 +39,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
 ];
 
 /** The tables that hold tenant_id but are the control plane's, on the primary only. */
-export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves"] as const;
+export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits"] as const;
 
 const ROWS_PER_FETCH = 1_000;
 

@@ -1,15 +1,19 @@
-// What the schedulers of one process know of tenant placements: a copy of the placements table
-// (on the primary), refreshed on a timer, so the claim loop never waits on the control plane.
+// What the schedulers of one process know of tenants from the control plane (the primary): the
+// placements and the operators' per-tenant limits, copied and refreshed on a timer, so the claim
+// loop never waits on the control plane.
 // A scheduler claims only tenants placed on its backend and not quiesced for a move; a tenant
 // with no placement is served by nobody (fail closed).
 import type pg from "pg";
 import type { Logger } from "../logger.ts";
 import { listPlacements, type Placement } from "../storage/placements.ts";
+import { listTenantLimits, type TenantLimits } from "../storage/tenant-limits.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
 
-export class PlacementView {
+export class TenantView {
   private placements = new Map<string, Placement>();
+  private limits = new Map<string, TenantLimits>();
+  private caps: [string, number][] = [];
   /** claimable() per backend, computed once per refresh. */
   private claimableBy = new Map<string, string[]>();
   private timer: NodeJS.Timeout | null = null;
@@ -36,7 +40,10 @@ export class PlacementView {
 
   async refresh(): Promise<void> {
     try {
-      this.placements = new Map((await listPlacements(this.primary)).map((p) => [p.tenantId, p]));
+      const [placements, limits] = await Promise.all([listPlacements(this.primary), listTenantLimits(this.primary)]);
+      this.placements = new Map(placements.map((p) => [p.tenantId, p]));
+      this.limits = limits;
+      this.caps = [...limits].filter(([, l]) => l.claimCap !== null).map(([tenantId, l]) => [tenantId, l.claimCap!]);
       this.claimableBy = new Map();
       this.loaded = true;
     } catch (error) {
@@ -59,6 +66,16 @@ export class PlacementView {
   /** Whether `tenantId` is placed on `backendId` (quiesced or not): its running steps may finish there. */
   isPlacedOn(tenantId: string, backendId: string): boolean {
     return this.placements.get(tenantId)?.backendId === backendId;
+  }
+
+  /** The operators' overrides for the tenant, if any. */
+  limitsOf(tenantId: string): TenantLimits | undefined {
+    return this.limits.get(tenantId);
+  }
+
+  /** Every claim-cap override: [tenant, cap] pairs for the claim statement. */
+  claimCaps(): readonly [string, number][] {
+    return this.caps;
   }
 
   isQuiesced(tenantId: string): boolean {
