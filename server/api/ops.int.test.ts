@@ -116,3 +116,51 @@ describe("ops.fairness", () => {
     expect(result.minutes.at(-1)!.jain).toBeGreaterThan(0);
   });
 });
+
+describe("operator tenant management", () => {
+  it("creates a tenant on a chosen backend with its first admin, whose one-time password is returned once", async () => {
+    const created = await ops().createTenant({ slug: "umbrella", name: "Umbrella", backendId: "eu-1", adminEmail: "Ada@Umbrella.test" });
+    expect(created).toMatchObject({ tenantId: "umbrella", backendId: "eu-1", adminEmail: "ada@umbrella.test", oneTimePassword: expect.any(String) });
+    expect((await ops().tenants()).find((t) => t.id === "umbrella")).toMatchObject({ backendId: "eu-1", epoch: 1, memberCount: 1 });
+    expect((await audit("umbrella")).map((r) => r.action)).toEqual(["tenant.create", "user.create", "member.add"]);
+    // A second tenant for the same person: the existing account, no new password.
+    expect(await ops().createTenant({ slug: "umbrella-2", adminEmail: "ada@umbrella.test" })).toMatchObject({ backendId: "primary", oneTimePassword: null });
+  });
+
+  it("refuses a bad slug, a taken one, a bad email and an unknown backend, creating nothing", async () => {
+    const before = await db.prisma.tenant.count();
+    for (const input of [
+      { slug: "Bad Slug", adminEmail: "a@b.test" }, { slug: "umbrella", adminEmail: "a@b.test" },
+      { slug: "fresh-one", adminEmail: "not-an-email" }, { slug: "fresh-two", adminEmail: "a@b.test", backendId: "ap-9" },
+    ]) {
+      await expect(ops().createTenant(input)).rejects.toBeInstanceOf(TRPCError);
+    }
+    expect(await db.prisma.tenant.count()).toBe(before);
+  });
+
+  it("sets a tenant's own limits, budget and rate limits, each in the audit log", async () => {
+    const tenant = (await makeTenant(db)).id;
+    await ops().limits.set({ tenantId: tenant, claimCap: 4, maxConcurrency: 8 });
+    await ops().limits.setBudget({ tenantId: tenant, stepsPerPeriod: 100, periodSecs: 60 });
+    await ops().limits.setRateLimit({ tenantId: tenant, key: "vendor", maxCount: 5, windowMs: 1000 });
+    expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({
+      claimCap: 4, maxConcurrency: 8, defaults: { claimCap: db.config.BULKHEAD_MAX_INSTANCES_PER_TENANT },
+      budget: { stepsPerPeriod: 100, periodSecs: 60, used: 0 }, rateLimits: [{ key: "vendor", maxCount: 5, windowMs: 1000 }],
+    });
+    await ops().limits.set({ tenantId: tenant, claimCap: null, maxConcurrency: null });
+    await ops().limits.setBudget({ tenantId: tenant, stepsPerPeriod: 0, periodSecs: 60 });
+    expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: null, maxConcurrency: null, budget: null });
+    expect((await audit(tenant)).map((r) => r.action)).toEqual(["limits.set", "budget.set", "rate_limit.set", "limits.set", "budget.remove"]);
+    await expect(ops().limits.set({ tenantId: "no-such-tenant", claimCap: 1, maxConcurrency: null })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("pages through the audit log newest first, filtered by tenant, action prefix and actor", async () => {
+    const tenant = (await makeTenant(db)).id;
+    for (const maxCount of [1, 2, 3]) await ops().limits.setRateLimit({ tenantId: tenant, key: "k", maxCount, windowMs: 1000 });
+    const first = await ops().audit.list({ tenantId: tenant, action: "rate_limit.", limit: 2 });
+    expect(first.items.map((i) => (i.details as { max_count: number }).max_count)).toEqual([3, 2]);
+    const second = await ops().audit.list({ tenantId: tenant, action: "rate_limit.", limit: 2, cursor: first.next });
+    expect(second).toMatchObject({ items: [{ details: { max_count: 1 }, actor: operator.email }], next: null });
+    expect((await ops().audit.list({ actor: "nobody-like-this" })).items).toEqual([]);
+  });
+});

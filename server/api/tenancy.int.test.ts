@@ -75,6 +75,12 @@ const CASES: Record<string, Case> = {
   "ops.startMove": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary" }) },
   "ops.moves": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "ops.fairness": { gate: "operator", input: () => ({ range: "1h" }) },
+  "ops.createTenant": { gate: "operator", input: () => ({ slug: `new-${randomBytes(4).toString("hex")}`, adminEmail: email() }) },
+  "ops.limits.get": { gate: "operator", input: (tenantId) => ({ tenantId }) },
+  "ops.limits.set": { gate: "operator", input: (tenantId) => ({ tenantId, claimCap: null, maxConcurrency: null }) },
+  "ops.limits.setBudget": { gate: "operator", input: (tenantId) => ({ tenantId, stepsPerPeriod: 0, periodSecs: 60 }) },
+  "ops.limits.setRateLimit": { gate: "operator", input: (tenantId) => ({ tenantId, key: "matrix-key", maxCount: 0, windowMs: 1000 }) },
+  "ops.audit.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
 
   "breakers.list": { gate: "tenant", input: tenantOnly },
   "breakers.resets": { gate: "tenant", input: (tenantId) => ({ tenantId, limit: 10 }) },

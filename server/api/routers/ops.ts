@@ -2,12 +2,16 @@
 // with their health, advancing a placement (with the epoch the operator expects to replace) and
 // tenant moves, which engines run (engine/moves). Every change is in the audit log.
 import { z } from "zod";
+import { AppError } from "../../../engine/errors.ts";
 import { startMove } from "../../../engine/moves/move-tenant.ts";
 import { listMoves } from "../../../engine/storage/moves.ts";
 import { recordAudit } from "../../control/audit.ts";
-import { listTenants } from "../../control/tenants.ts";
+import { createTenant, listTenants } from "../../control/tenants.ts";
+import { addMemberByEmail, normalizeEmail } from "../../control/users.ts";
 import { fairness } from "../../ops/fairness.ts";
 import { operatorProcedure, router } from "../trpc.ts";
+import { auditRouter } from "./audit.ts";
+import { opsLimitsRouter } from "./ops-limits.ts";
 
 const tenantId = z.string().max(64);
 
@@ -20,6 +24,29 @@ export const opsRouter = router({
     const tenants = await listTenants(ctx.services.prisma);
     return tenants.map((t) => ({ ...t, createdAt: t.createdAt.toISOString() }));
   }),
+
+  /**
+   * A new tenant on the chosen backend (the default when absent) with its first admin: an
+   * existing account by email, or a new one whose one-time password is returned once.
+   */
+  createTenant: operatorProcedure
+    .input(z.object({ slug: z.string().max(64), name: z.string().trim().max(200).optional(), backendId: backendId.optional(), adminEmail: z.string().max(320) }))
+    .mutation(async ({ ctx, input }) => {
+      const { prisma, storage, config } = ctx.services;
+      const backend = input.backendId ?? config.BULKHEAD_DEFAULT_BACKEND;
+      if (!storage.backends.has(backend)) throw new AppError("invalid_argument", `backend "${backend.slice(0, 128)}" is not registered`, ["backendId"]);
+      normalizeEmail(input.adminEmail); // a bad email is refused before anything is created
+      const tenant = await createTenant(prisma, { slug: input.slug, name: input.name, backendId: backend });
+      const admin = await addMemberByEmail(prisma, { tenantId: tenant.id, email: input.adminEmail, role: "admin" });
+      const by = { actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: tenant.id };
+      await recordAudit(prisma, { ...by, action: "tenant.create", details: { name: tenant.name, backend_id: backend } });
+      if (admin.oneTimePassword !== null) await recordAudit(prisma, { ...by, action: "user.create", details: { email: admin.email } });
+      await recordAudit(prisma, { ...by, action: "member.add", details: { email: admin.email, role: "admin" } });
+      return { tenantId: tenant.id, name: tenant.name, backendId: backend, adminEmail: admin.email, oneTimePassword: admin.oneTimePassword };
+    }),
+
+  limits: opsLimitsRouter,
+  audit: auditRouter,
 
   /** Registered backends (ids only: connection strings never leave the server) and their health. */
   backends: operatorProcedure.query(async ({ ctx }) => {

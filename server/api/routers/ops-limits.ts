@@ -1,0 +1,72 @@
+// A tenant's limits for operators: its own claim cap and in-flight limit (control plane, read by
+// every engine within a second), its step budget and its rate limits (on its backend, through
+// the router). Every change is in the audit log.
+import { z } from "zod";
+import { setTenantLimits } from "../../../engine/storage/tenant-limits.ts";
+import { recordAudit } from "../../control/audit.ts";
+import { operatorProcedure, router } from "../trpc.ts";
+
+const tenantId = z.string().max(64);
+/** 0 or empty: the engine default. */
+const override = z.int().min(1).max(2_147_483_647).nullable();
+
+export const opsLimitsRouter = router({
+  get: operatorProcedure.input(z.object({ tenantId })).query(async ({ ctx, input }) => {
+    const store = await ctx.services.storage.tenant(input.tenantId); // NOT_FOUND for a tenant that does not exist
+    const now = new Date();
+    const [own, budget, rateLimits] = await Promise.all([
+      ctx.services.prisma.tenantLimit.findUnique({ where: { tenantId: input.tenantId } }),
+      store.readBudget(now),
+      store.listRateLimitPolicies(now),
+    ]);
+    const { config } = ctx.services;
+    return {
+      claimCap: own?.claimCap ?? null,
+      maxConcurrency: own?.maxConcurrency ?? null,
+      defaults: { claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT },
+      budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
+      rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
+    };
+  }),
+
+  /** The tenant's own claim cap and in-flight limit; null keeps the engine default. */
+  set: operatorProcedure
+    .input(z.object({ tenantId, claimCap: override, maxConcurrency: override }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.storage.tenant(input.tenantId);
+      await setTenantLimits(ctx.services.storage.backends.primary.pool, input.tenantId, input);
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: "limits.set",
+        details: { claim_cap: input.claimCap, max_concurrency: input.maxConcurrency },
+      });
+      return { claimCap: input.claimCap, maxConcurrency: input.maxConcurrency };
+    }),
+
+  /** Steps per period; 0 removes the budget. */
+  setBudget: operatorProcedure
+    .input(z.object({ tenantId, stepsPerPeriod: z.int().min(0), periodSecs: z.int().min(1).max(31_536_000) }))
+    .mutation(async ({ ctx, input }) => {
+      const store = await ctx.services.storage.tenantForWrite(input.tenantId);
+      if (input.stepsPerPeriod === 0) await store.removeBudget();
+      else await store.setBudget(input.stepsPerPeriod, input.periodSecs, new Date());
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: input.stepsPerPeriod === 0 ? "budget.remove" : "budget.set",
+        details: input.stepsPerPeriod === 0 ? {} : { steps_per_period: input.stepsPerPeriod, period_secs: input.periodSecs },
+      });
+      return { removed: input.stepsPerPeriod === 0 };
+    }),
+
+  /** At most `maxCount` steps with the rate-limit key per `windowMs`; 0 removes the limit. */
+  setRateLimit: operatorProcedure
+    .input(z.object({ tenantId, key: z.string().trim().min(1, "name the key").max(256), maxCount: z.int().min(0), windowMs: z.int().min(1).max(86_400_000) }))
+    .mutation(async ({ ctx, input }) => {
+      const store = await ctx.services.storage.tenantForWrite(input.tenantId);
+      if (input.maxCount === 0) await store.removeRateLimitPolicy(input.key);
+      else await store.setRateLimitPolicy(input.key, input.maxCount, input.windowMs);
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: input.maxCount === 0 ? "rate_limit.remove" : "rate_limit.set",
+        details: input.maxCount === 0 ? { key: input.key } : { key: input.key, max_count: input.maxCount, window_ms: input.windowMs },
+      });
+      return { removed: input.maxCount === 0 };
+    }),
+});
