@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createBuiltInHandlers } from "../../engine/handlers/registry.ts";
 import { createLogger } from "../../engine/logger.ts";
-import { PlacementView } from "../../engine/scheduler/placement-view.ts";
+import { TenantView } from "../../engine/scheduler/tenant-view.ts";
 import { Scheduler, type SchedulerConfig } from "../../engine/scheduler/scheduler.ts";
 import { TENANT_TABLES } from "../../engine/storage/tenant-rows.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
@@ -20,23 +20,23 @@ const config: SchedulerConfig = {
 
 let second: TestDatabase;
 let db: TestDatabase;
-let placements: PlacementView;
+let tenantView: TenantView;
 let schedulers: Scheduler[];
 beforeAll(async () => {
   second = await freshDatabase();
   db = await freshDatabase({ BULKHEAD_BACKENDS: `eu-1=${second.url}` });
   const log = createLogger("test", "silent");
-  placements = new PlacementView(db.storage.backends.primary.pool, log, 100);
-  await placements.start();
+  tenantView = new TenantView(db.storage.backends.primary.pool, log, 100);
+  await tenantView.start();
   const handlers = createBuiltInHandlers({ httpAllow: [] });
   schedulers = db.storage.backends.ids().map(
-    (id) => new Scheduler({ backend: db.storage.backends.get(id), handlers, config, placements, log, ownerId: `two-${id}` }),
+    (id) => new Scheduler({ backend: db.storage.backends.get(id), handlers, config, tenants: tenantView, log, ownerId: `two-${id}` }),
   );
   for (const scheduler of schedulers) await scheduler.start();
 });
 afterAll(async () => {
   await Promise.all(schedulers.map((s) => s.stop()));
-  placements.stop();
+  tenantView.stop();
   await db.drop();
   await second.drop();
 });
@@ -92,7 +92,7 @@ it("keeps every row of a tenant on the backend it is placed on, and none anywher
   const a = await tenantWithKey(db);
   const b = await tenantWithKey(db);
   await db.storage.advanceTenantPlacement(b.id, "eu-1", 2); // before B has any data
-  await placements.refresh();
+  await tenantView.refresh();
 
   await Promise.all([useEverything(a), useEverything(b)]);
 
