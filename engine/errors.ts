@@ -15,7 +15,21 @@ export type ErrorCode =
   | "unsupported"
   | "internal";
 
+/** Marks AppErrors across copies of this module (Next bundles the engine more than once). */
+const APP_ERROR = Symbol.for("bulkhead.AppError");
+
 export class AppError extends Error {
+  readonly [APP_ERROR] = true;
+
+  /**
+   * `instanceof AppError` holds for an AppError from any copy of this module: the web server
+   * shares one Storage between bundles, so an error thrown by one bundle's copy reaches code
+   * that imported another. Without this it would be answered as an internal error.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[APP_ERROR] === true;
+  }
+
   constructor(
     readonly code: ErrorCode,
     message: string,

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { BackendsCard } from "./backends-card";
+import { MovesCard } from "./moves-card";
 import { TenantTable } from "./tenant-table";
 
 export const metadata: Metadata = { title: "Operator console" };
@@ -8,12 +10,14 @@ export default function OpsPage() {
     <main className="page">
       <div className="page-header">
         <h1>Operator console</h1>
-        <p>Every tenant on this platform and where its data lives.</p>
+        <p>Every tenant on this platform and where its data lives. Every change made here is in the audit log.</p>
       </div>
+      <BackendsCard />
       <section className="card" aria-labelledby="tenants-heading">
         <h2 id="tenants-heading">Tenants</h2>
         <TenantTable />
       </section>
+      <MovesCard />
     </main>
   );
 }
