@@ -29,6 +29,15 @@ describe("TenantMetrics", () => {
     expect(metrics.drain()).toEqual([]);
   });
 
+  it("tells which tenants were active in a minute, for the backlog's zero samples", () => {
+    const metrics = new TenantMetrics();
+    metrics.claimed("a", 5, at);
+    metrics.ended("b", "completed", at + 60_000);
+    expect([...metrics.tenantsInMinute(at)]).toEqual(["a"]);
+    expect([...metrics.tenantsInMinute(at + 60_000)]).toEqual(["b"]);
+    expect([...metrics.tenantsInMinute(at + 120_000)]).toEqual([]);
+  });
+
   it("adds restored rows to what was counted since, so a failed write loses nothing", () => {
     const metrics = new TenantMetrics();
     metrics.claimed("a", 5, at);

@@ -71,6 +71,11 @@ export class TenantMetrics {
     this.counts(tenantId, at).backlogSamples.push(due);
   }
 
+  /** Tenants with any count in the minute of `at` (active this minute). */
+  tenantsInMinute(at = Date.now()): IterableIterator<string> | [] {
+    return this.minutes.get(at - (at % MINUTE_MS))?.keys() ?? [];
+  }
+
   /** Everything counted since the last call, as rows to write; the counters start again at zero. */
   drain(): MetricRow[] {
     const rows: MetricRow[] = [];

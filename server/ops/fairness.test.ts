@@ -28,7 +28,7 @@ describe("lagPercentile", () => {
 describe("fairness", () => {
   it("compares each tenant's share of the claims with its share of the demand, minute by minute", () => {
     const result = fairness([
-      // Minute 0: a flood (90 claimed, 900 waiting) beside a quiet tenant served in full.
+      // Minute 0: a flood (90 claimed, 1,000 still waiting at the end) beside a quiet tenant served in full.
       row("flood", 0, 90, [800, 1000], [0, 0, 0, 0, 0, 90]),
       row("quiet", 0, 10, [], [10]),
       // Minute 1: both served in full.
@@ -38,15 +38,15 @@ describe("fairness", () => {
     expect(result.minutes.map((m) => m.minute)).toEqual([minute(0).toISOString(), minute(1).toISOString()]);
     const [first, second] = result.minutes;
     expect(first!.tenants).toEqual([
-      { tenantId: "flood", claimed: 90, backlog: 900, demand: 990, claimShare: 0.9, demandShare: 0.99 },
-      { tenantId: "quiet", claimed: 10, backlog: 0, demand: 10, claimShare: 0.1, demandShare: 0.01 },
+      { tenantId: "flood", claimed: 90, backlog: 1000, demand: 1090, claimShare: 0.9, demandShare: 1090 / 1100 },
+      { tenantId: "quiet", claimed: 10, backlog: 0, demand: 10, claimShare: 0.1, demandShare: 10 / 1100 },
     ]);
-    // Service ratios 90/990 and 1: unequal, so well below 1.
-    expect(first!.jain).toBeCloseTo(jainIndex([90 / 990, 1])!, 10);
+    // Service ratios 90/1090 and 1: unequal, so well below 1.
+    expect(first!.jain).toBeCloseTo(jainIndex([90 / 1090, 1])!, 10);
     expect(second!.jain).toBe(1);
 
     expect(result.tenants.map((t) => t.tenantId)).toEqual(["flood", "quiet"]);
-    expect(result.tenants[0]).toMatchObject({ claimed: 140, demand: 1040, backlog: 900, lagP50: { ms: 1_000, over: false } });
+    expect(result.tenants[0]).toMatchObject({ claimed: 140, demand: 1140, backlog: 900, lagP50: { ms: 1_000, over: false } });
     expect(result.tenants[1]).toMatchObject({ claimed: 60, demand: 60, lagP99: { ms: 10, over: false } });
   });
 });

@@ -3,8 +3,9 @@
 // lag percentiles, backlog, Jain's fairness index per minute, and the noisiest tenants.
 //
 // Demand in a minute is what a tenant asked the engines for: what they claimed for it plus what
-// was left waiting (its mean backlog sample). A tenant's service ratio is claimed / demand (1
-// when everything it asked for was claimed). Jain's index over the service ratios of the tenants
+// was still waiting at the end of the minute (its last backlog sample; engines sample every 15 s,
+// recording 0 for a tenant active that minute with nothing waiting). A tenant's service ratio is
+// claimed / demand (1 when everything it asked for was claimed). Jain's index over the service ratios of the tenants
 // with demand is 1 when every tenant got the same fraction of what it asked for, and falls
 // towards 1/n as one tenant takes everything.
 import { LAG_BUCKETS_MS, type MetricRow } from "../../engine/metrics/tenant-metrics.ts";
@@ -53,6 +54,8 @@ export interface Fairness {
 }
 
 const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+/** What was left waiting at the end of the minute: its last sample (0 without one). */
+const leftWaiting = (samples: readonly number[]) => samples.at(-1) ?? 0;
 
 /** Jain's index of `values`: (Σx)² / (n·Σx²); null for none. */
 export function jainIndex(values: readonly number[]): number | null {
@@ -84,7 +87,7 @@ export function fairness(rows: readonly MetricRow[]): Fairness {
     byMinute.set(key, [...(byMinute.get(key) ?? []), row]);
   }
   const minutes: FairnessMinute[] = [...byMinute.entries()].sort(([a], [b]) => a - b).map(([minute, tenantRows]) => {
-    const perTenant = tenantRows.map((r) => ({ tenantId: r.tenantId, claimed: r.claimed, backlog: mean(r.backlogSamples), demand: r.claimed + mean(r.backlogSamples) }));
+    const perTenant = tenantRows.map((r) => ({ tenantId: r.tenantId, claimed: r.claimed, backlog: leftWaiting(r.backlogSamples), demand: r.claimed + leftWaiting(r.backlogSamples) }));
     const claimed = perTenant.reduce((n, t) => n + t.claimed, 0);
     const demand = perTenant.reduce((n, t) => n + t.demand, 0);
     const served = perTenant.filter((t) => t.demand > 0).map((t) => t.claimed / t.demand);
@@ -106,7 +109,7 @@ export function fairness(rows: readonly MetricRow[]): Fairness {
     t.backlog.push(...row.backlogSamples);
     totals.set(row.tenantId, t);
   }
-  // A tenant's demand over the range: its claims plus its mean backlog in each minute.
+  // A tenant's demand over the range: its claims plus what was left waiting in each minute.
   const demandOf = new Map<string, number>();
   for (const m of minutes) for (const t of m.tenants) demandOf.set(t.tenantId, (demandOf.get(t.tenantId) ?? 0) + t.demand);
   const allClaimed = [...totals.values()].reduce((n, t) => n + t.claimed, 0);

@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { FairnessView } from "./fairness-view";
+
+export const metadata: Metadata = { title: "Fairness" };
+
+export default function OpsFairnessPage() {
+  return (
+    <main className="page">
+      <div className="page-header">
+        <h1>Fairness</h1>
+        <p>
+          How evenly the engines serve the tenants: each tenant&apos;s share of the claims against its share of the demand
+          (claimed plus waiting), schedule lag, backlog and Jain&apos;s fairness index, per minute.
+        </p>
+      </div>
+      {/* The view reads its range from the address (useSearchParams), which needs a boundary. */}
+      <Suspense fallback={<div className="skeleton chart-skeleton" aria-busy="true" aria-label="Loading fairness" />}>
+        <FairnessView />
+      </Suspense>
+    </main>
+  );
+}
