@@ -4,7 +4,7 @@
 // (a backend restarting) heals on its own and a lasting one does not spin.
 import type { Logger } from "../logger.ts";
 import type { Storage } from "../storage/index.ts";
-import { listActiveMoves } from "../storage/moves.ts";
+import { auditMoveDone, listActiveMoves } from "../storage/moves.ts";
 import { isAppError } from "../errors.ts";
 import { runMove } from "./move-tenant.ts";
 
@@ -49,7 +49,10 @@ export class MoveRunner {
             log.info({ phase }, "tenant move phase");
           },
         })
-          .then((done) => log.info({ to: done.toBackend }, "tenant move done"))
+          .then(async (done) => {
+            log.info({ to: done.toBackend }, "tenant move done");
+            await auditMoveDone(this.storage.backends.primary.pool, done);
+          })
           .catch((error: unknown) => {
             // Another process holds the move: nothing to report.
             if (!(isAppError(error, "conflict") && (error as Error).message.startsWith("another process"))) {

@@ -116,3 +116,15 @@ export async function listActiveMoves(db: Queryable): Promise<MoveRecord[]> {
   });
   return rows.map(toRecord);
 }
+
+/**
+ * The audit line of a move an engine finished (the console's "Start move" records the start):
+ * written here because engines reach the control plane with SQL only.
+ */
+export async function auditMoveDone(db: Queryable, move: MoveRecord): Promise<void> {
+  await db.query({
+    name: "audit_move_done",
+    text: `INSERT INTO audit_log (actor, tenant_id, action, details) VALUES ('engine', $1, 'tenant.move.done', $2::jsonb)`,
+    values: [move.tenantId, JSON.stringify({ move_id: move.id, from: move.fromBackend, to: move.toBackend, epoch: move.fromEpoch + 1, requested_by: move.requestedBy })],
+  });
+}

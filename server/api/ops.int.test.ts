@@ -64,7 +64,7 @@ describe("ops placement procedures", () => {
     }
     expect((await ops().tenants()).find((t) => t.id === tenant)).toMatchObject({ backendId: "eu-1", epoch: 2, quiesced: false });
     expect(await ops().startMove({ tenantId: tenant, backendId: "eu-1" })).toEqual({ kind: "already_placed", moveId: null });
-    expect((await audit(tenant)).map((r) => r.action)).toEqual(["tenant.move.start"]);
+    expect((await audit(tenant)).map((r) => [r.actor, r.action])).toEqual([[operator.email, "tenant.move.start"], ["engine", "tenant.move.done"]]);
   });
 
   it("refuse an unregistered backend and a tenant that does not exist", async () => {
