@@ -16,6 +16,8 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         <nav className="nav" aria-label="Main">
           {me.isOperator && <Link href="/ops">Operator console</Link>}
           {me.isOperator && <Link href="/ops/breakers">Breakers</Link>}
+          {me.isOperator && <Link href="/ops/fairness">Fairness</Link>}
+          {me.isOperator && <Link href="/ops/audit">Audit log</Link>}
         </nav>
         <span className="topbar-spacer" />
         <span className="topbar-user">{me.email}</span>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { BackendsCard } from "./backends-card";
+import { CreateTenantCard } from "./create-tenant-card";
 import { MovesCard } from "./moves-card";
 import { TenantTable } from "./tenant-table";
 
@@ -10,13 +11,14 @@ export default function OpsPage() {
     <main className="page">
       <div className="page-header">
         <h1>Operator console</h1>
-        <p>Every tenant on this platform and where its data lives. Every change made here is in the audit log.</p>
+        <p>Every tenant on this platform and where its data lives. Open a tenant for its limits and recent activity. Every change made here is in the audit log.</p>
       </div>
       <BackendsCard />
       <section className="card" aria-labelledby="tenants-heading">
         <h2 id="tenants-heading">Tenants</h2>
         <TenantTable />
       </section>
+      <CreateTenantCard />
       <MovesCard />
     </main>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { Fragment, useState } from "react";
 import { useTRPC } from "../../_components/trpc";
 import { QueryError } from "../../_components/query-error";
@@ -16,7 +17,7 @@ export function TenantTable() {
   if (tenants.error) return <QueryError error={tenants.error} />;
   if (!tenants.data) return <div className="skeleton" aria-busy="true" aria-label="Loading tenants" />;
   if (tenants.data.length === 0) {
-    return <p className="empty">No tenants yet. Create one with <code>npm run bulkhead -- tenants create &lt;slug&gt;</code>.</p>;
+    return <p className="empty">No tenants yet. Create one below, or with <code>npm run bulkhead -- tenants create &lt;slug&gt;</code>.</p>;
   }
   return (
     <div className="table-wrap">
@@ -37,7 +38,9 @@ export function TenantTable() {
           {tenants.data.map((t) => (
             <Fragment key={t.id}>
               <tr>
-                <td><code>{t.id}</code></td>
+                <td>
+                  <Link href={`/ops/tenants/${t.id}`} title={`Limits and activity of ${t.id}`}><code>{t.id}</code></Link>
+                </td>
                 <td>{t.name}</td>
                 <td>{t.backendId ? <span className="badge badge-accent">{t.backendId}</span> : <span className="badge">unplaced</span>}</td>
                 <td>{t.epoch ?? "–"}</td>

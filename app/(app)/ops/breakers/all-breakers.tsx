@@ -12,6 +12,10 @@ export function AllBreakers() {
   const [filter, setFilter] = useState("");
   // Typing stays responsive; the query follows a moment later.
   const tenant = useDeferredValue(filter.trim());
+  // Handlers are filtered here: every open breaker is listed, and the latest resets.
+  const [handlerFilter, setHandlerFilter] = useState("");
+  const handler = handlerFilter.trim().toLowerCase();
+  const byHandler = <T extends { handler: string }>(rows: readonly T[]) => (handler ? rows.filter((r) => r.handler.toLowerCase().includes(handler)) : rows);
   const breakers = useQuery({
     ...trpc.breakers.ops.list.queryOptions(tenant ? { tenant } : undefined),
     refetchInterval: 5_000,
@@ -23,33 +27,52 @@ export function AllBreakers() {
       onSettled: () => queryClient.invalidateQueries(trpc.breakers.pathFilter()),
     }),
   );
-  const resetting = (tenantId: string, handler: string) =>
-    reset.isPending && reset.variables?.tenantId === tenantId && reset.variables.handler === handler;
+  const resetting = (tenantId: string, name: string) =>
+    reset.isPending && reset.variables?.tenantId === tenantId && reset.variables.handler === name;
+  const open = breakers.data && byHandler(breakers.data.breakers);
+  const resets = breakers.data && byHandler(breakers.data.resets);
+  const ofTenant = tenant && <>tenants matching <code>{tenant}</code></>;
+  const ofHandler = handler && <>handlers matching <code>{handlerFilter.trim()}</code></>;
+  const matching = ofTenant && ofHandler ? <>{ofTenant} and {ofHandler}</> : ofTenant || ofHandler || null;
 
   return (
     <>
-      <div className="field field-inline">
-        <label htmlFor="breaker-tenant-filter">Tenant</label>
-        <input
-          id="breaker-tenant-filter"
-          className="input"
-          type="search"
-          placeholder="Filter by tenant id"
-          value={filter}
-          onChange={(event) => setFilter(event.target.value)}
-          maxLength={64}
-        />
-      </div>
+      <form className="filters" role="search" aria-label="Filter breakers" onSubmit={(event) => event.preventDefault()}>
+        <label htmlFor="breaker-tenant-filter">
+          Tenant
+          <input
+            id="breaker-tenant-filter"
+            className="input"
+            type="search"
+            placeholder="Filter by tenant id"
+            value={filter}
+            onChange={(event) => setFilter(event.target.value)}
+            maxLength={64}
+          />
+        </label>
+        <label htmlFor="breaker-handler-filter">
+          Handler
+          <input
+            id="breaker-handler-filter"
+            className="input"
+            type="search"
+            placeholder="Filter by handler"
+            value={handlerFilter}
+            onChange={(event) => setHandlerFilter(event.target.value)}
+            maxLength={256}
+          />
+        </label>
+      </form>
       <section className="card" aria-labelledby="all-breakers-heading">
         <h2 id="all-breakers-heading">Open breakers</h2>
         <MutationError error={reset.error} />
         {breakers.error ? (
           <QueryError error={breakers.error} />
-        ) : !breakers.data ? (
+        ) : !breakers.data || !open ? (
           <div className="skeleton" aria-busy="true" aria-label="Loading breakers" />
-        ) : breakers.data.breakers.length === 0 ? (
+        ) : open.length === 0 ? (
           <p className="empty">
-            {tenant ? <>No open breakers for tenants matching <code>{tenant}</code>.</> : "No open breakers: every handler is healthy."}
+            {matching ? <>No open breakers for {matching}.</> : "No open breakers: every handler is healthy."}
           </p>
         ) : (
           <div className="table-wrap">
@@ -66,7 +89,7 @@ export function AllBreakers() {
                 </tr>
               </thead>
               <tbody>
-                {breakers.data.breakers.map((b) => (
+                {open.map((b) => (
                   <tr key={`${b.tenantId}/${b.handler}`}>
                     <td><code>{b.tenantId}</code></td>
                     <td><code>{b.handler}</code></td>
@@ -90,7 +113,7 @@ export function AllBreakers() {
       </section>
       <section className="card" aria-labelledby="all-resets-heading">
         <h2 id="all-resets-heading">Recent resets</h2>
-        {breakers.data && breakers.data.resets.length > 0 ? (
+        {resets && resets.length > 0 ? (
           <div className="table-wrap">
             <table className="table" aria-label="Recent resets">
               <thead>
@@ -102,7 +125,7 @@ export function AllBreakers() {
                 </tr>
               </thead>
               <tbody>
-                {breakers.data.resets.map((r) => (
+                {resets.map((r) => (
                   <tr key={`${r.tenantId}/${r.id}`}>
                     <td><code>{r.tenantId}</code></td>
                     <td><code>{r.handler}</code></td>
@@ -113,8 +136,8 @@ export function AllBreakers() {
               </tbody>
             </table>
           </div>
-        ) : breakers.data ? (
-          <p className="empty">No breaker has been reset yet.</p>
+        ) : resets ? (
+          <p className="empty">{matching ? <>No recent resets for {matching}.</> : "No breaker has been reset yet."}</p>
         ) : breakers.error ? null : (
           <div className="skeleton" aria-busy="true" aria-label="Loading resets" />
         )}
