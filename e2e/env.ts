@@ -1,9 +1,19 @@
 // Where the e2e server runs: shared by playwright.config.ts and the CLI helper in fixtures.ts.
 export const E2E_PORT = 3100;
 
+/**
+ * The fake vendor of e2e/noisy-neighbour.spec.ts listens here; it is the only loopback address
+ * http_request may reach (BULKHEAD_HTTP_ALLOW), so every other loopback target stays refused.
+ */
+export const E2E_VENDOR_PORT = 3199;
+
 export const E2E_SERVER_ENV = {
   PORT: String(E2E_PORT),
   BULKHEAD_DATA_DIR: ".data/e2e",
   BULKHEAD_PG_PORT: "54349",
   NEXT_TELEMETRY_DISABLED: "1",
+  BULKHEAD_HTTP_ALLOW: `127.0.0.1:${E2E_VENDOR_PORT}`,
+  // The per-tenant claim cap is on, as in a shared deployment: a tenant gets at most 8 instances
+  // of one claim batch, so a flood cannot take a whole batch.
+  BULKHEAD_MAX_INSTANCES_PER_TENANT: "8",
 };
