@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import v8 from "node:v8";
 import { CircuitBreakerRegistry } from "../engine/breakers/registry.ts";
+import { writeResults } from "./results.ts";
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -39,8 +40,9 @@ type Gc = () => void;
 /** `global.gc` exists only under --expose-gc: re-run this benchmark with it when missing. */
 async function respawnWithGc(): Promise<void> {
   if (process.env.BULKHEAD_BENCH_RESPAWNED) throw new Error("--expose-gc did not expose global.gc");
-  const child = spawn(process.execPath, ["--expose-gc", ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: "inherit", env: { ...process.env, BULKHEAD_BENCH_RESPAWNED: "1" },
+  // Re-run this benchmark alone (not `all`), under the name it was asked for in RESULTS.md.
+  const child = spawn(process.execPath, ["--expose-gc", ...process.execArgv, process.argv[1]!, "breaker"], {
+    stdio: "inherit", env: { ...process.env, BULKHEAD_BENCH_RESPAWNED: "1", BULKHEAD_BENCH_INVOKED: process.argv[2] ?? "breaker" },
   });
   const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
   if (code !== 0) process.exitCode = code ?? 1;
@@ -53,6 +55,7 @@ function median(values: number[]): number {
 }
 
 export async function main(): Promise<void> {
+  const startedAt = performance.now();
   const gc = (globalThis as { gc?: Gc }).gc;
   if (!gc) return respawnWithGc();
 
@@ -126,4 +129,18 @@ export async function main(): Promise<void> {
   console.log(`  nested maps (ours):            ${fmt(oursRate)} checks/s, ${oursBytes.toFixed(2)} bytes/check`);
   console.log(`  ours / naive: ${(oursRate / naiveRate).toFixed(2)}x the checks per second`);
   console.log(`breaker check: ${Math.round(oursRate)} checks/s, ${oursBytes.toFixed(2)} bytes/check`);
+  writeResults({
+    bench: "breaker",
+    summary: `The closed-path breaker check, ${TENANTS} tenants x ${HANDLERS.length} handlers, beside a Map keyed by \`\${tenant}:\${handler}\`; ${fmt(CHECKS)} checks a round, median of ${ROUNDS} interleaved rounds.`,
+    tables: [{
+      columns: ["registry", "checks/s", "bytes allocated/check"],
+      rows: [
+        ["nested maps (Bulkhead)", fmt(oursRate), oursBytes.toFixed(2)],
+        ["naive `${tenant}:${handler}` key", fmt(naiveRate), naiveBytes.toFixed(2)],
+        ["ratio (Bulkhead / naive)", `${(oursRate / naiveRate).toFixed(2)}x`, ""],
+      ],
+    }],
+    notes: ["Bytes allocated = heap growth + what every GC during the run reclaimed (V8 GCProfiler), after a GC."],
+    startedAt,
+  });
 }

@@ -11,7 +11,8 @@ import { StorageBackends, Storage, type InstanceState, type TenantStore } from "
 import type { InstanceKey, InstancePageQuery } from "../engine/storage/instance-pages.ts";
 import { createTenant } from "../server/control/tenants.ts";
 import { createPrisma } from "../server/db/prisma.ts";
-import { benchCluster, freshBenchDatabase, median } from "./cluster.ts";
+import { benchCluster, benchPool, freshBenchDatabase, median } from "./cluster.ts";
+import { postgresVersion, writeResults } from "./results.ts";
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 10);
 const PER_TENANT = Number(process.env.BENCH_PER_TENANT ?? 100_000);
@@ -72,6 +73,7 @@ async function keyAt(sql: pg.Pool, tenantId: string, depth: number, state?: Inst
 const fmt = (ms: number) => ms.toFixed(2);
 
 export async function main(): Promise<void> {
+  const startedAt = performance.now();
   const total = TENANTS * PER_TENANT;
   console.log(`instance-list: ${total.toLocaleString("en")} instances over ${TENANTS} tenants, pages of ${PAGE}, ${RUNS} runs each, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}`);
   const cluster = await benchCluster();
@@ -79,7 +81,7 @@ export async function main(): Promise<void> {
     const url = await freshBenchDatabase(cluster, "bench_instance_list", true);
     const config = loadConfig({ DATABASE_URL: url });
     const storage = new Storage(new StorageBackends(config.backends, { poolSize: 4 }));
-    const sql = new pg.Pool({ connectionString: url, max: 2 });
+    const sql = benchPool(url, 2);
     const prisma = createPrisma(url);
     try {
       const started = performance.now();
@@ -118,6 +120,20 @@ export async function main(): Promise<void> {
       console.log(`OFFSET ${DEPTH.toLocaleString("en")} peer:       no filter ${fmt(peer)} ms, state=${FILTER} ${fmt(peerFiltered)} ms`);
       console.log(`deep page ratio (OFFSET / keyset): no filter ${(peer / deep).toFixed(1)}x, state=${FILTER} ${(peerFiltered / deepFilteredMs).toFixed(1)}x`);
       console.log(`instance list: first page median ${fmt(first)} ms, deep page median ${fmt(deep)} ms (offset peer ${fmt(peer)} ms)`);
+      const depth = DEPTH.toLocaleString("en-US");
+      writeResults({
+        bench: "instance-list",
+        summary: `The instances page's keyset query (\`listInstancesPage\`), pages of ${PAGE}, with ${total.toLocaleString("en-US")} instances over ${TENANTS} tenants, beside the same page read with OFFSET; median of ${RUNS} runs.`,
+        tables: [{
+          columns: ["filter", "keyset first page (ms)", `keyset after ${depth} rows (ms)`, `OFFSET ${depth} (ms)`, "OFFSET / keyset, deep"],
+          rows: [
+            ["none", fmt(first), fmt(deep), fmt(peer), `${(peer / deep).toFixed(1)}x`],
+            [`state=${FILTER}`, fmt(firstFiltered), fmt(deepFilteredMs), fmt(peerFiltered), `${(peerFiltered / deepFilteredMs).toFixed(1)}x`],
+          ],
+        }],
+        postgres: await postgresVersion(url),
+        startedAt,
+      });
     } finally {
       await Promise.all([sql.end(), storage.close(), prisma.$disconnect()]);
     }

@@ -1,15 +1,27 @@
-// `npm run bench -- <name>`: benchmarks that print figures measured in one run beside a peer.
+// `npm run bench -- <name>`: benchmarks that print figures measured in one run beside a peer, and
+// write them to bench/RESULTS.md. `npm run bench -- all` runs every one in turn.
 const benches: Record<string, () => Promise<void>> = {
   throughput: () => import("./throughput.ts").then((m) => m.main()),
+  fairness: () => import("./fairness.ts").then((m) => m.main()),
   breaker: () => import("./breaker.ts").then((m) => m.main()),
+  "claim-latency": () => import("./claim-latency.ts").then((m) => m.main()),
   "instance-list": () => import("./instance-list.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";
-const bench = benches[chosen];
-if (!bench) {
-  console.error(`unknown benchmark "${chosen}"; one of: ${Object.keys(benches).join(", ")}`);
-  process.exit(1);
+if (chosen === "all") {
+  for (const [name, bench] of Object.entries(benches)) {
+    console.log(`\n== ${name} ==`);
+    const started = performance.now();
+    await bench();
+    console.log(`== ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s ==`);
+  }
+} else {
+  const bench = benches[chosen];
+  if (!bench) {
+    console.error(`unknown benchmark "${chosen}"; one of: ${Object.keys(benches).join(", ")}, all`);
+    process.exit(1);
+  }
+  await bench();
 }
-await bench();
 export {};

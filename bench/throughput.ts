@@ -3,7 +3,6 @@
 // beside graphile-worker working N no-op jobs, same PostgreSQL, same process, same concurrency.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import pg from "pg";
 import { Logger, makeWorkerUtils, run } from "graphile-worker";
 import { loadConfig } from "../engine/config.ts";
 import { createBuiltInHandlers } from "../engine/handlers/registry.ts";
@@ -12,7 +11,8 @@ import { Scheduler } from "../engine/scheduler/scheduler.ts";
 import { StorageBackends, Storage } from "../engine/storage/index.ts";
 import { createTenant } from "../server/control/tenants.ts";
 import { createPrisma } from "../server/db/prisma.ts";
-import { benchCluster, freshBenchDatabase, median, waitUntil } from "./cluster.ts";
+import { benchCluster, benchPool, freshBenchDatabase, median, waitUntil } from "./cluster.ts";
+import { postgresVersion, writeResults } from "./results.ts";
 
 const N = Number(process.env.BENCH_N ?? 5000);
 const T = Number(process.env.BENCH_TENANTS ?? 10);
@@ -41,7 +41,7 @@ async function bulkhead(url: string, n: number, metrics = true): Promise<{ perSe
     }
   };
 
-  const sql = new pg.Pool({ connectionString: url, max: 2 });
+  const sql = benchPool(url, 2);
   // Tenants, sequences and instances are created the way the REST API creates them.
   const prisma = createPrisma(url);
   for (let t = 0; t < T; t++) {
@@ -74,24 +74,29 @@ async function bulkhead(url: string, n: number, metrics = true): Promise<{ perSe
 }
 
 async function graphileWorker(url: string, n: number): Promise<{ perSecond: number }> {
-  const utils = await makeWorkerUtils({ connectionString: url, logger: silent });
+  // Our own pool (see benchPool): graphile-worker ends a pool it made without waiting, its error
+  // handlers already removed, so a closing client could crash the run.
+  const pgPool = benchPool(url, CONCURRENCY + 2);
+  const utils = await makeWorkerUtils({ pgPool, logger: silent });
   await utils.migrate();
   const jobs = Array.from({ length: n }, () => ({ identifier: "noop", payload: {} }));
   for (let i = 0; i < jobs.length; i += 1000) await utils.addJobs(jobs.slice(i, i + 1000));
-  const sql = new pg.Pool({ connectionString: url, max: 1 });
+  const sql = benchPool(url, 1);
   const started = performance.now();
   const runner = await run({
-    connectionString: url, concurrency: CONCURRENCY, maxPoolSize: CONCURRENCY + 2, pollInterval: 100, noHandleSignals: true,
+    pgPool, concurrency: CONCURRENCY, pollInterval: 100, noHandleSignals: true,
     taskList: { noop: async () => {} }, logger: silent,
   });
   await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM graphile_worker._private_jobs")).rows[0].n === 0);
   const seconds = (performance.now() - started) / 1000;
   await runner.stop();
   await Promise.all([sql.end(), utils.release()]);
+  await pgPool.end();
   return { perSecond: n / seconds };
 }
 
 export async function main(): Promise<void> {
+  const startedAt = performance.now();
   console.log(`throughput: ${N} one-step noop instances over ${T} tenants, concurrency ${CONCURRENCY}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"}`);
   const cluster = await benchCluster();
   try {
@@ -109,6 +114,22 @@ export async function main(): Promise<void> {
     // The cost of per-tenant metrics: the same run with collection off.
     const bare = await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N, false);
     console.log(`bulkhead without tenant metrics: ${bare.perSecond.toFixed(0)} instances/s; metrics cost ratio (with / without): ${(ours.perSecond / bare.perSecond).toFixed(2)}`);
+    const rate = (n: number) => Math.round(n).toLocaleString("en-US");
+    writeResults({
+      bench: "throughput",
+      summary: `${N.toLocaleString("en-US")} one-step \`noop\` instances over ${T} tenants against ${N.toLocaleString("en-US")} no-op graphile-worker 0.17.3 jobs; concurrency ${CONCURRENCY}, same PostgreSQL, same process.`,
+      tables: [{
+        columns: ["run", "per second", "claim statement median (ms)", "ratio"],
+        rows: [
+          ["Bulkhead", `${rate(ours.perSecond)} instances/s`, ours.claimMedianMs.toFixed(2), `${(ours.perSecond / peer.perSecond).toFixed(2)}x graphile-worker`],
+          ["graphile-worker", `${rate(peer.perSecond)} jobs/s`, "", ""],
+          ["Bulkhead, tenant metrics off", `${rate(bare.perSecond)} instances/s`, bare.claimMedianMs.toFixed(2), `metrics on / off: ${(ours.perSecond / bare.perSecond).toFixed(2)}`],
+        ],
+      }],
+      notes: ["Timed from the scheduler's (or runner's) start until every instance is `completed` (every job gone); both warmed up first with 500."],
+      postgres: await postgresVersion(cluster.url("postgres")),
+      startedAt,
+    });
   } finally {
     await cluster.stop();
   }
