@@ -104,8 +104,8 @@ export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
   return next();
 });
 
-/** Platform operators. Anyone else is told the procedure does not exist. */
-export const operatorProcedure = protectedProcedure.use(({ ctx, next }) => {
-  if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: "not found" });
+/** Platform operators. Anyone else signed in is told the procedure does not exist, in tRPC's own words for a missing path. */
+export const operatorProcedure = protectedProcedure.use(({ ctx, next, path }) => {
+  if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: `No procedure found on path "${path}"` });
   return next();
 });
