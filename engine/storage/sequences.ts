@@ -99,10 +99,13 @@ export async function existingSequenceIds(db: Queryable, tenantId: string, ids: 
 export async function sequenceOwner(db: Queryable, id: string): Promise<string | null> {
   const { rows } = await db.query<{ tenant_id: string }>({
     name: "sequence_owner",
-    // Ids are unique per tenant only: with the same id in several tenants, the first by tenant id.
-    text: "SELECT tenant_id FROM sequences WHERE id = $1 ORDER BY tenant_id LIMIT 1",
+    text: "SELECT tenant_id FROM sequences WHERE id = $1 LIMIT 2",
     values: [id],
   });
+  // Ids are unique per tenant only: with the same id in several tenants, none of them is "the" owner.
+  if (rows.length > 1) {
+    throw new AppError("invalid_argument", "several tenants have a sequence with this id: name the tenant (X-Tenant-Id header or tenant_id)");
+  }
   return rows[0]?.tenant_id ?? null;
 }
 

@@ -277,6 +277,19 @@ describe("the route matrix", () => {
 });
 
 describe("operator reads by id", () => {
+  it("ask for the tenant when several tenants have a sequence with that id, and serve it once named", async () => {
+    const key = await operatorKey(db);
+    const [one, two] = [await tenantWithKey(db), await tenantWithKey(db)];
+    const shared = sequenceJson(one.id);
+    expect((await call(db, "POST", "/sequences", { key: one.key, body: shared })).status).toBe(201);
+    expect((await call(db, "POST", "/sequences", { key: two.key, body: { ...shared, tenant_id: two.id } })).status).toBe(201);
+    const unnamed = await call(db, "GET", `/sequences/${shared.id}`, { key });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.json()).toEqual({ error: "invalid argument: several tenants have a sequence with this id: name the tenant (X-Tenant-Id header or tenant_id)" });
+    const named = await call(db, "GET", `/sequences/${shared.id}`, { key, headers: { "x-tenant-id": two.id } });
+    expect(named.json()).toMatchObject({ id: shared.id, tenant_id: two.id });
+  });
+
   it("find the object on the backend its tenant is placed on, and only there", async () => {
     const key = await operatorKey(db);
     const tenant = await tenantWithKey(db);
