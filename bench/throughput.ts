@@ -8,6 +8,7 @@ import { loadConfig } from "../engine/config.ts";
 import { createBuiltInHandlers } from "../engine/handlers/registry.ts";
 import { createLogger } from "../engine/logger.ts";
 import { Scheduler } from "../engine/scheduler/scheduler.ts";
+import { TenantView } from "../engine/scheduler/tenant-view.ts";
 import { StorageBackends, Storage } from "../engine/storage/index.ts";
 import { createTenant } from "../server/control/tenants.ts";
 import { createPrisma } from "../server/db/prisma.ts";
@@ -59,13 +60,17 @@ async function bulkhead(url: string, n: number, metrics = true): Promise<{ perSe
   await prisma.$disconnect();
   const total = Math.ceil(n / T) * T;
   const started = performance.now();
+  // As engine/main.ts wires it: the scheduler claims only tenants placed on its backend.
+  const tenants = new TenantView(backend.pool, createLogger("bench", "warn"));
+  await tenants.start();
   const scheduler = new Scheduler({
-    backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench", metrics,
+    backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench", metrics, tenants,
   });
   await scheduler.start();
   await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state = 'completed'")).rows[0].n === total);
   const seconds = (performance.now() - started) / 1000;
   await scheduler.stop();
+  tenants.stop();
   await Promise.all([sql.end(), storage.close()]);
   if (process.env.BENCH_VERBOSE) {
     for (const [k, v] of statements) console.log(`  ${k}: ${(v / total).toFixed(3)} per instance, mean ${((statementMs.get(k) ?? 0) / v).toFixed(2)} ms`);
