@@ -51,6 +51,7 @@ const schema = z.object({
   BULKHEAD_HTTP_ALLOW: z.string().default(""),
   /** Tenants given their own label on /api/metrics (the busiest by load); the rest are summed as "other". */
   BULKHEAD_METRICS_TOP_TENANTS: int(20, 0),
+  BULKHEAD_METRICS_RETENTION_DAYS: int(14, 1),
   BULKHEAD_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 });
 

@@ -7,7 +7,7 @@ import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { createLogger } from "../logger.ts";
 import { Scheduler, type SchedulerConfig } from "../scheduler/scheduler.ts";
 import { setBudget } from "../storage/budgets.ts";
-import { dueBacklog, readTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
+import { dueBacklog, pruneTenantMetrics, readTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
 import { TenantMetrics } from "./tenant-metrics.ts";
 
 let db: TestDatabase;
@@ -90,4 +90,16 @@ it("samples the backlog: due, unclaimed instances per tenant, only of the tenant
   await insertInstancesOf(db, "m-other", seq, 2);
   const backlog = await dueBacklog(db.sql, new Date(Date.now() + 1_000), ["m-backlog"]);
   expect([...backlog]).toEqual([["m-backlog", 3]]);
+});
+
+it("prunes minutes older than the retention, and only those", async () => {
+  const metrics = new TenantMetrics();
+  const old = Date.UTC(2025, 0, 1);
+  const recent = Date.now();
+  metrics.claimed("m-prune", 5, old);
+  metrics.claimed("m-prune", 5, recent);
+  await writeTenantMetrics(db.sql, metrics.drain());
+  expect(await pruneTenantMetrics(db.sql, new Date(recent - 14 * 86_400_000))).toBeGreaterThanOrEqual(1);
+  const left = (await readTenantMetrics(db.sql, new Date(0), new Date(recent + 60_000))).filter((r) => r.tenantId === "m-prune");
+  expect(left.map((r) => r.minute.getTime())).toEqual([recent - (recent % 60_000)]);
 });

@@ -22,7 +22,7 @@ import type { TenantView } from "./tenant-view.ts";
 import type { DeferReason } from "../exec/preflight.ts";
 import type { Progress } from "../storage/execution.ts";
 import { TenantMetrics } from "../metrics/tenant-metrics.ts";
-import { dueBacklog, writeTenantMetrics } from "../storage/metrics.ts";
+import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
 import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { breakerPreflight } from "../breakers/preflight.ts";
 
@@ -31,7 +31,7 @@ export type SchedulerConfig = Pick<
   | "BULKHEAD_TICK_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_CONCURRENT_STEPS"
   | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT" | "BULKHEAD_LEASE_MS" | "BULKHEAD_REAPER_MS" | "BULKHEAD_SHUTDOWN_GRACE_MS"
   | "BULKHEAD_BREAKER_THRESHOLD" | "BULKHEAD_BREAKER_COOLDOWN_SECS"
->;
+> & Partial<Pick<EngineConfig, "BULKHEAD_METRICS_RETENTION_DAYS">>;
 
 export interface SchedulerDeps {
   backend: Backend;
@@ -79,6 +79,7 @@ export class Scheduler {
   /** This backend's tenants' counts, written to its tenant_metrics every few seconds. */
   readonly metrics = new TenantMetrics();
   private lastBacklogSample = 0;
+  private lastMetricsPrune = 0;
   /** Totals since start, by how runs ended. */
   readonly ends = new Map<RunEnd | "error", number>();
 
@@ -337,6 +338,15 @@ export class Scheduler {
     for (const [tenantId, due] of backlog) this.metrics.backlog(tenantId, due, now.getTime());
   }
 
+  /** Hourly: minutes older than the retention (BULKHEAD_METRICS_RETENTION_DAYS, 14) go. */
+  private async pruneMetrics(): Promise<void> {
+    const now = this.now().getTime();
+    if (this.deps.metrics === false || now - this.lastMetricsPrune < METRICS_PRUNE_MS) return;
+    this.lastMetricsPrune = now;
+    const days = this.deps.config.BULKHEAD_METRICS_RETENTION_DAYS ?? 14;
+    await pruneTenantMetrics(this.deps.backend.pool, new Date(now - days * 86_400_000));
+  }
+
   private async reap(): Promise<void> {
     try {
       this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
@@ -346,6 +356,7 @@ export class Scheduler {
       await wakeDueWaiting(this.deps.backend.pool, this.now(), 500, onlyTenants);
       const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
       await this.sampleBacklog(onlyTenants);
+      await this.pruneMetrics();
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {
       this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "reaper failed");
@@ -355,6 +366,7 @@ export class Scheduler {
 
 const METRICS_FLUSH_MS = 5_000;
 const BACKLOG_SAMPLE_MS = 15_000;
+const METRICS_PRUNE_MS = 3_600_000;
 
 function toSignal(signal: PendingSignal): Signal {
   return typeof signal.type === "string"

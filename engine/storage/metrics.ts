@@ -58,3 +58,16 @@ export async function readTenantMetrics(db: Queryable, from: Date, to: Date): Pr
     deferred: r.deferred, lagBuckets: r.lag_buckets ?? [], backlogSamples: r.backlog_samples ?? [],
   }));
 }
+
+/**
+ * Deletes minutes older than `before`, at most `limit` rows a call so one sweep never holds many
+ * locks; returns how many went. Any engine may run it: deletes of the same rows do not conflict.
+ */
+export async function pruneTenantMetrics(db: Queryable, before: Date, limit = 10_000): Promise<number> {
+  const { rowCount } = await db.query({
+    name: "prune_tenant_metrics",
+    text: `DELETE FROM tenant_metrics WHERE ctid IN (SELECT ctid FROM tenant_metrics WHERE minute < $1 LIMIT $2)`,
+    values: [before, limit],
+  });
+  return rowCount ?? 0;
+}
