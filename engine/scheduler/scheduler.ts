@@ -5,7 +5,8 @@
 import type { EngineConfig } from "../config.ts";
 import { runTree, type PreflightInput, type PreflightOutcome, type RunEnd, type Signal } from "../exec/tree/run.ts";
 import { cancelWorkerTasks, findTaskResult, reapWorkerTasks } from "../storage/worker-tasks.ts";
-import { takePendingSignals, type PendingSignal } from "../storage/signals.ts";
+import { enqueueSignalIfActive, takePendingSignals, type PendingSignal } from "../storage/signals.ts";
+import { isAppError } from "../errors.ts";
 import { childOutcome, createChildInstance, findSubSequence } from "../storage/children.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
@@ -276,6 +277,12 @@ export class Scheduler {
         find: (name, version) => findSubSequence(db, claim.tenantId, claim.id, name, version),
         create: (child) => createChildInstance(db, { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch }, child),
         outcome: (childId) => childOutcome(db, claim.tenantId, claim.id, childId),
+        cancel: async (childId) => {
+          // A child that has ended, or is not this tenant's, needs nothing (and answers as missing).
+          await enqueueSignalIfActive(db, claim.tenantId, childId, { type: "cancel", payload: null }).catch((error: unknown) => {
+            if (!isAppError(error, "not_found") && !isAppError(error, "invalid_argument")) throw error;
+          });
+        },
       },
       log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),
       now: this.now,

@@ -42,5 +42,6 @@ export function cancelBlocks(env: Env, blocks: readonly Block[]): void {
 function cancelStep(env: Env, id: string): void {
   const state = env.cursor.nodes[id];
   if (state?.taskId) env.abandoned.push(id);
+  if (state?.childId) env.cancelledChildren.push(state.childId);
   env.cursor.nodes[id] = { ...state, status: "cancelled" };
 }

@@ -70,6 +70,8 @@ export interface TreeRunDeps {
     find: (name: string, version: number | undefined) => Promise<string | null>;
     create: (child: { sequenceId: string; blockId: string; input: unknown }) => Promise<ChildCreation>;
     outcome: (childId: string) => Promise<ChildOutcome | null>;
+    /** Sends the child a cancel signal (nothing when it has already ended). */
+    cancel: (childId: string) => Promise<void>;
   };
   log: Logger;
   now: () => Date;
@@ -120,7 +122,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   /** A step's result is applied to the cursor but not yet written. */
   let unsavedStep = false;
 
-  const env = (): Env => ({ cursor: tree, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], dataPatch });
+  const env = (): Env => ({ cursor: tree, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], cancelledChildren: [], dataPatch });
   const commit = async (state: Commit["state"], extra: Partial<Commit> = {}) => {
     const changed = Object.keys(dataPatch.set).length > 0 || dataPatch.unset.length > 0;
     const written = await deps.commit({ ...fence, state, cursor, outputs: unsaved, ...(changed ? { dataPatch } : {}), ...extra });
@@ -139,7 +141,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
         if (cursor.cleanup) continue; // the cleanup tree runs to its end
         const pass = env();
         requestCancel(pass, blocks());
-        await settleAbandoned(pass.abandoned);
+        await settleAbandoned(pass);
       } else if (signal.type === "pause") paused = true;
       else if (signal.type === "resume") paused = false;
       else if (signal.type === "update_context") {
@@ -160,11 +162,12 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       // Other custom signals have no built-in effect (G.3).
     }
   };
-  // Steps cancelled while in flight (race losers, a cancel signal) stop at once, and the worker
-  // tasks of abandoned blocks go.
-  const settleAbandoned = async (ids: string[]) => {
+  // Steps cancelled while in flight (race losers, a cancel signal) stop at once, the worker
+  // tasks of abandoned blocks go, and the children of cancelled sub_sequence blocks are cancelled.
+  const settleAbandoned = async (pass: Env) => {
     for (const [id, f] of inflight) if (tree.nodes[id]?.status !== "active") f.abort.abort("cancelled");
-    if (ids.length) await deps.abandonWorkerTasks(ids);
+    if (pass.abandoned.length) await deps.abandonWorkerTasks(pass.abandoned);
+    for (const childId of pass.cancelledChildren) await deps.children.cancel(childId);
   };
 
   // Steps handed to workers: take in their results.
@@ -226,7 +229,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       const pass = env();
       const progress = evaluator.body(phaseBlocks(), pass);
       unsaved.push(...pass.newOutputs);
-      await settleAbandoned(pass.abandoned);
+      await settleAbandoned(pass);
 
       if (progress.kind === "settled" && inflight.size === 0) {
         if (!cursor.cleanup && progress.status !== "completed" && cleanupOf(progress.status)?.length) {

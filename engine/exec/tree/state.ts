@@ -115,6 +115,8 @@ export interface Env {
   newOutputs: OutputRow[];
   /** Blocks whose worker tasks must go (race losers, loop resets). */
   abandoned: string[];
+  /** Child instances of cancelled sub_sequence blocks: each is sent a cancel signal. */
+  cancelledChildren: string[];
   /** The keys of context.data blocks changed, written with the next commit (see DataPatch). */
   dataPatch: DataPatch;
 }

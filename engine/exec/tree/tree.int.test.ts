@@ -218,6 +218,34 @@ describe("sub_sequence (C.7)", () => {
   });
 });
 
+describe("cancelling a sub_sequence block (C.7, G.3)", () => {
+  const childOf = async (parent: string) => {
+    for (let i = 0; i < 500; i++) {
+      const { rows } = await db.sql.query("SELECT id, state FROM task_instances WHERE parent_instance_id = $1", [parent]);
+      if (rows[0]?.state === "running") return rows[0].id as string;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error("the child never ran");
+  };
+
+  it("cancels the child instance when the parent is cancelled", async () => {
+    await insertSequence(db, "acme", [sleep("long", 60_000)], "slow-child");
+    const parent = await run([{ type: "sub_sequence", id: "call", sequence_name: "slow-child" }]);
+    const child = await childOf(parent);
+    await enqueueSignalIfActive(db.sql, "acme", parent, { type: "cancel", payload: null });
+    expect((await settle(parent)).state).toBe("cancelled");
+    expect((await settle(child)).state).toBe("cancelled");
+  });
+
+  it("cancels the child of a race's losing sub_sequence", async () => {
+    await insertSequence(db, "acme", [sleep("long", 60_000)], "losing-child");
+    const parent = await run([{ type: "race", id: "r", branches: [[{ type: "sub_sequence", id: "call", sequence_name: "losing-child" }], [sleep("quick", 300)]] }]);
+    const child = await childOf(parent);
+    expect((await settle(parent)).state).toBe("completed");
+    expect((await settle(child)).state).toBe("cancelled");
+  });
+});
+
 describe("retry (E.14)", () => {
   it("runs a failed instance's failed steps again and keeps what completed", async () => {
     const id = await run([step("first", "noop"), step("flaky", "log", { message: "{{ context.data.fixed }}" }, { when: "fixed" }), step("gate", "fail", null, { when: "!fixed" })], { fixed: false });
