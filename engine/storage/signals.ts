@@ -160,10 +160,10 @@ export async function takePendingSignals(db: Queryable, tenantId: string, instan
 
 // Signals still queued for instances a transaction has just ended (the engine's completion, a
 // cancel through the API): for the engine, they came after the run last took its queue (at its
-// start, then every 250 ms). Each was accepted while its instance was
-// still live, so it is taken now, as if just before the end: an update_context still merges its
-// top-level payload.data keys (G.3, the later signal winning a key); pause, resume, cancel and
-// custom signals have nothing left to act on. Without this, a later resume would apply them.
+// start, then every 250 ms). Each was accepted while its instance was still live, so it is taken
+// now, as if just before the end: an update_context still merges its top-level payload.data keys
+// (G.3, the later signal winning a key); pause, resume, cancel and custom signals have nothing
+// left to act on. Without this, a later resume would apply them.
 const CONSUME_LATE_SIGNALS = `
 WITH late AS (
   UPDATE signals s SET delivered = true, delivered_at = now()
