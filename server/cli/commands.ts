@@ -1,11 +1,11 @@
 // `npm run bulkhead -- <command>`: provisioning and scripting. Each command prints what it did;
 // a secret, when there is one, is the last line of standard output so scripts can `tail -n1`.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { AppError } from "../../engine/errors.ts";
+import { AppError, isAppError } from "../../engine/errors.ts";
 import type { EngineConfig } from "../../engine/config.ts";
 import { runMove, startMove } from "../../engine/moves/move-tenant.ts";
 import type { Storage } from "../../engine/storage/index.ts";
-import { MOVE_PHASES } from "../../engine/storage/moves.ts";
+import { listMoves, MOVE_PHASES, type MovePhase, type MoveRecord } from "../../engine/storage/moves.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
 import { createTenant, listTenants } from "../control/tenants.ts";
@@ -174,10 +174,16 @@ const commands: Record<string, Command> = {
       print(`resuming the move of ${tenantId} to ${backendId} at phase ${started.move.phase} (move ${started.move.id})`);
     }
     const steps = MOVE_PHASES.length - 1;
-    const done = await runMove(storage, started.move, {
-      requestedBy: "cli",
-      beforePhase: (_move, phase) => print(`  ${MOVE_PHASES.indexOf(phase) + 1}/${steps} ${phase}`),
-    });
+    const line = (phase: MovePhase) => print(`  ${MOVE_PHASES.indexOf(phase) + 1}/${steps} ${phase}`);
+    let done: MoveRecord;
+    try {
+      done = await runMove(storage, started.move, { requestedBy: "cli", beforePhase: (_move, phase) => line(phase) });
+    } catch (error) {
+      // An engine took the move first (engines run unfinished moves): follow its phases instead.
+      if (!(isAppError(error, "conflict") && error.message === "another process is running this move")) throw error;
+      print("  an engine is running this move; following it");
+      done = await followMove(storage, started.move, line);
+    }
     await recordAudit(prisma, { actor: "cli", tenantId, action: "tenant.move.done", details: { to: backendId, move_id: done.id } });
     print(`${tenantId} is on ${backendId} at epoch ${done.fromEpoch + 1}; its rows on ${done.fromBackend} are deleted`);
   },
@@ -197,6 +203,21 @@ const commands: Record<string, Command> = {
     for (const p of policies) print(`rate\t${p.key}\t${p.maxCount} per ${p.windowMs} ms\t${p.inWindow} in the current window`);
   },
 };
+
+/** Waits for a move another process runs, printing each phase as it is reached (or passed); its error, if it stops on one. */
+async function followMove(storage: Storage, move: MoveRecord, line: (phase: MovePhase) => void): Promise<MoveRecord> {
+  let printed = MOVE_PHASES.indexOf(move.phase) - 1;
+  for (;;) {
+    const [latest] = await listMoves(storage.backends.primary.pool, { tenantId: move.tenantId, limit: 1 });
+    if (!latest || latest.id !== move.id) throw new AppError("conflict", "the move is no longer recorded");
+    const reached = MOVE_PHASES.indexOf(latest.phase);
+    // Phases run faster than this polls: the ones passed between two looks are printed too.
+    while (printed < reached && MOVE_PHASES[printed + 1] !== "done") line(MOVE_PHASES[++printed]!);
+    if (latest.phase === "done") return latest;
+    if (latest.error) throw new AppError("unavailable", `the move stopped in ${latest.phase}: ${latest.error}; run the command again to resume`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
 
 /** Runs one CLI command; returns the process exit status. Errors are one line on `printError`. */
 export async function runCli(argv: string[], deps: CliDeps, printError: (line: string) => void): Promise<number> {

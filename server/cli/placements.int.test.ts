@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant } from "../../test/factories.ts";
+import { createLogger } from "../../engine/logger.ts";
+import { MoveRunner } from "../../engine/moves/move-runner.ts";
+import { startMove } from "../../engine/moves/move-tenant.ts";
 import { runCli } from "./commands.ts";
 
 let second: TestDatabase;
@@ -17,7 +20,10 @@ afterAll(async () => {
 });
 
 async function cli(...argv: string[]) {
-  const out: string[] = [];
+  return cliInto([], ...argv);
+}
+
+async function cliInto(out: string[], ...argv: string[]) {
   const err: string[] = [];
   const status = await runCli(argv, { ...db, print: (line) => out.push(line) }, (line) => err.push(line));
   return { status, out, err };
@@ -70,5 +76,33 @@ describe("tenants move", () => {
 
     expect(await cli("tenants", "move", tenant, "eu-1")).toEqual({ status: 0, out: [`${tenant} is already on eu-1 (epoch 2); nothing to move`], err: [] });
     expect(await cli("tenants", "move", "no-such-tenant", "eu-1")).toEqual({ status: 1, out: [], err: ["error: tenant not found"] });
+  }, 30_000);
+});
+
+describe("tenants move, when an engine already runs the move", () => {
+  it("follows the engine's phases to the end instead of racing it", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const started = await startMove(db.storage, tenant, "eu-1", "ops@example.test");
+    expect(started.kind).toBe("started");
+    // Another process holds the move (as an engine's runner would).
+    const holder = await db.storage.backends.primary.pool.connect();
+    await holder.query("SELECT pg_advisory_lock(hashtext('tenant_move'), hashtext($1))", [tenant]);
+    const out: string[] = [];
+    const following = cliInto(out, "tenants", "move", tenant, "eu-1");
+    await expect.poll(() => out.includes("  an engine is running this move; following it"), { timeout: 10_000 }).toBe(true);
+    await holder.query("SELECT pg_advisory_unlock(hashtext('tenant_move'), hashtext($1))", [tenant]);
+    holder.release();
+    const runner = new MoveRunner(db.storage, createLogger("test", "silent"), { intervalMs: 50, graceMs: 200 });
+    runner.start();
+    try {
+      const result = await following;
+      expect(result).toMatchObject({ status: 0, err: [] });
+      expect(out.at(-1)).toBe(`${tenant} is on eu-1 at epoch 2; its rows on primary are deleted`);
+      expect(out.filter((l) => /^ {2}\d\/7 /.test(l))).toEqual([
+        "  1/7 quiesce", "  2/7 drain", "  3/7 copy", "  4/7 validate", "  5/7 cutover", "  6/7 resume", "  7/7 cleanup",
+      ]);
+    } finally {
+      await runner.stop();
+    }
   }, 30_000);
 });
