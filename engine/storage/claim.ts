@@ -46,19 +46,23 @@ UPDATE task_instances t
  WHERE t.id = winners.id
 RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at`;
 
-// Two texts of each path: with `tenant_id = ANY($6)` (the engine's, placed tenants only) and
-// without (tools and benchmarks that own the database). One text with `$6 IS NULL OR …` cost a
-// third more per claim once PostgreSQL switched to its generic plan.
-const ONLY_PLACED = "AND tenant_id = ANY($6::text[])";
+// Two texts of each path: only the placed tenants ($6, the engine's) or every tenant (tools and
+// benchmarks that own the database). The placed test is array_position, not `= ANY($6)`: the
+// planner can match `tenant_id = ANY` to the tenant indexes, and in the throughput bench that
+// text claimed at a 2.8–2.9 ms median against 1.4–1.9 ms for array_position, which it cannot index and
+// so leaves the claim index, in claim order, in charge. One text with `$6 IS NULL OR …` for
+// both cases was slower again.
+type TenantFilter = (column: string) => string;
+const onlyPlaced: TenantFilter = (column) => `AND array_position($6::text[], ${column}) IS NOT NULL`;
 /** Keeps $6 typed (always NULL here): a constant test, checked once per execution. */
-const EVERY_TENANT = "AND $6::text[] IS NULL";
+const everyTenant: TenantFilter = () => "AND $6::text[] IS NULL";
 
 // Cap off: the plain path. The partial claim index yields due rows in claim order; SKIP LOCKED
 // lets concurrent claimers take disjoint rows instead of queueing behind each other.
-const plain = (filter: string) => `
+const plain = (filter: TenantFilter) => `
 WITH winners AS (
   SELECT id FROM task_instances
-  WHERE state = 'scheduled' AND next_fire_at <= $1 AND tenant_id <> ALL($5::text[]) ${filter}
+  WHERE state = 'scheduled' AND next_fire_at <= $1 AND tenant_id <> ALL($5::text[]) ${filter("tenant_id")}
   ORDER BY priority DESC, next_fire_at
   LIMIT $2
   FOR UPDATE SKIP LOCKED
@@ -74,7 +78,7 @@ ${FLIP_TO_RUNNING}`;
 //               tenant's own cap (tenant_limits) overrides the default,
 //   picked:     the best `limit` candidates across tenants, in claim order,
 //   winners:    those rows locked, skipping any a concurrent claimer holds.
-const capped = (filter: string) => `
+const capped = (filter: TenantFilter) => `
 WITH RECURSIVE tenants AS (
   (SELECT tenant_id FROM task_instances WHERE state = 'scheduled' ORDER BY tenant_id LIMIT 1)
   UNION ALL
@@ -87,7 +91,7 @@ eligible AS (
   SELECT t.tenant_id, coalesce(o.cap, $7) AS cap
     FROM tenants t
     LEFT JOIN unnest($8::text[], $9::int[]) AS o(tenant_id, cap) ON o.tenant_id = t.tenant_id
-   WHERE t.tenant_id IS NOT NULL AND t.tenant_id <> ALL($5::text[]) ${filter.replace("tenant_id =", "t.tenant_id =")}
+   WHERE t.tenant_id IS NOT NULL AND t.tenant_id <> ALL($5::text[]) ${filter("t.tenant_id")}
 ),
 candidates AS (
   SELECT c.id, c.priority, c.next_fire_at
@@ -109,7 +113,7 @@ winners AS (
 )
 ${FLIP_TO_RUNNING}`;
 
-export const CLAIM_SQL = { plain: plain(ONLY_PLACED), capped: capped(ONLY_PLACED), plainAll: plain(EVERY_TENANT), cappedAll: capped(EVERY_TENANT) } as const;
+export const CLAIM_SQL = { plain: plain(onlyPlaced), capped: capped(onlyPlaced), plainAll: plain(everyTenant), cappedAll: capped(everyTenant) } as const;
 
 export async function claimDueInstances(db: Queryable, options: ClaimOptions): Promise<ClaimedInstance[]> {
   const overrides = options.capOverrides ?? [];
