@@ -2,7 +2,7 @@
 // in the audit log.
 import { z } from "zod";
 import type { NewTrigger, TenantStore, TriggerRecord } from "../engine/storage/index.ts";
-import { recordAudit } from "./control/audit.ts";
+import { recordAudit, type AuditEntry } from "./control/audit.ts";
 import type { Prisma } from "./db/prisma.ts";
 
 /** What a trigger points at: a sequence name, and a version to pin or null for the latest. */
@@ -12,10 +12,8 @@ export const TriggerTarget = z.object({
 });
 export type TriggerTarget = z.output<typeof TriggerTarget>;
 
-export interface Actor {
-  actor: string;
-  actorUserId?: string | null;
-}
+/** Who made the change, as the audit log names them. */
+type Actor = Pick<AuditEntry, "actor" | "actorUserId">;
 
 /** Creates or repoints `slug`; `created` is false when it existed. */
 export async function saveTrigger(prisma: Prisma, store: TenantStore, by: Actor, slug: string, target: NewTrigger) {

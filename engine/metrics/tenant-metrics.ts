@@ -72,8 +72,8 @@ export class TenantMetrics {
   }
 
   /** Tenants with any count in the minute of `at` (active this minute). */
-  tenantsInMinute(at = Date.now()): IterableIterator<string> | [] {
-    return this.minutes.get(at - (at % MINUTE_MS))?.keys() ?? [];
+  tenantsInMinute(at = Date.now()): string[] {
+    return [...(this.minutes.get(at - (at % MINUTE_MS))?.keys() ?? [])];
   }
 
   /** Everything counted since the last call, as rows to write; the counters start again at zero. */

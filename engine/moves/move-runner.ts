@@ -13,7 +13,7 @@ const RETRY_AFTER_ERROR_MS = 30_000;
 export class MoveRunner {
   private timer: NodeJS.Timeout | null = null;
   private readonly running = new Map<string, Promise<void>>();
-  private stopping = false;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly storage: Storage,
@@ -30,7 +30,7 @@ export class MoveRunner {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.stopping = true;
+    this.stopping.abort();
     await Promise.all(this.running.values());
   }
 
@@ -44,14 +44,13 @@ export class MoveRunner {
         const run = runMove(this.storage, move, {
           requestedBy: move.requestedBy,
           ...(this.options.graceMs === undefined ? {} : { graceMs: this.options.graceMs }),
-          beforePhase: (_move, phase) => {
-            if (this.stopping) throw new Error("engine stopping; the move resumes later");
-            log.info({ phase }, "tenant move phase");
-          },
+          stop: this.stopping.signal, // an engine shutting down leaves the move for the next runner
+          beforePhase: (_move, phase) => log.info({ phase }, "tenant move phase"),
         })
-          .then(async (done) => {
-            log.info({ to: done.toBackend }, "tenant move done");
-            await auditMoveDone(this.storage.backends.primary.pool, done);
+          .then(async (moved) => {
+            if (moved.phase !== "done") return log.info({ phase: moved.phase }, "tenant move paused for shutdown");
+            log.info({ to: moved.toBackend }, "tenant move done");
+            await auditMoveDone(this.storage.backends.primary.pool, moved);
           })
           .catch((error: unknown) => {
             // Another process holds the move: nothing to report.

@@ -219,6 +219,19 @@ describe("a move started from the console", () => {
   }, 60_000);
 });
 
+describe("an engine shutting down mid-move", () => {
+  it("stops at the next phase boundary without marking the move failed, and the move resumes", async () => {
+    const tenant = (await makeTenant(db)).id;
+    await startMove(storage, tenant, "eu-1", "test");
+    const runner = new MoveRunner(storage, log, { intervalMs: 20, graceMs: 800 });
+    runner.start();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the runner is in the quiesce grace now
+    await runner.stop();
+    expect(await activeMove(db.sql, tenant)).toMatchObject({ phase: "drain", error: null });
+    expect(await moveTenant(storage, tenant, "eu-1", options())).toMatchObject({ kind: "moved", move: { phase: "done" } });
+  });
+});
+
 describe("two runners of one move", () => {
   it("never run at once: the second is turned away while the first holds the move", async () => {
     const tenant = (await makeTenant(db)).id;

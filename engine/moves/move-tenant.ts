@@ -29,6 +29,8 @@ export interface MoveOptions {
   drainTimeoutMs?: number;
   /** Called before each phase runs: progress lines, and tests that stop the mover there. */
   beforePhase?: (move: MoveRecord, phase: MovePhase) => void | Promise<void>;
+  /** Aborted: stop before the next phase, leaving the move to be resumed (an engine shutting down). */
+  stop?: AbortSignal;
 }
 
 const DEFAULTS = { graceMs: 2_000, drainTimeoutMs: 5 * 60_000 };
@@ -81,7 +83,7 @@ export async function runMove(storage: Storage, recorded: MoveRecord, options: M
     if (!rows[0]!.locked) throw new AppError("conflict", "another process is running this move");
     try {
       move = (await activeMove(primary, move.tenantId)) ?? { ...move, phase: "done" }; // it may have advanced meanwhile
-      while (move.phase !== "done") {
+      while (move.phase !== "done" && !options.stop?.aborted) {
         await options.beforePhase?.(move, move.phase);
         move = await runPhase(storage, move, { ...DEFAULTS, ...options });
       }
@@ -97,7 +99,7 @@ export async function runMove(storage: Storage, recorded: MoveRecord, options: M
   }
 }
 
-async function runPhase(storage: Storage, move: MoveRecord, options: Required<Omit<MoveOptions, "beforePhase">>): Promise<MoveRecord> {
+async function runPhase(storage: Storage, move: MoveRecord, options: Required<Omit<MoveOptions, "beforePhase" | "stop">>): Promise<MoveRecord> {
   const primary = storage.backends.primary.pool;
   const source = storage.backends.get(move.fromBackend).pool;
   const target = storage.backends.get(move.toBackend).pool;

@@ -341,7 +341,7 @@ export class Scheduler {
     const backlog = await dueBacklog(this.deps.backend.pool, now, onlyTenants);
     // A tenant active this minute with nothing waiting is sampled as 0, so its last sample says
     // the queue drained (idle tenants get no row at all: tenant_metrics stays small).
-    for (const tenantId of [...this.metrics.tenantsInMinute(now.getTime())]) if (!backlog.has(tenantId)) backlog.set(tenantId, 0);
+    for (const tenantId of this.metrics.tenantsInMinute(now.getTime())) if (!backlog.has(tenantId)) backlog.set(tenantId, 0);
     for (const [tenantId, due] of backlog) this.metrics.backlog(tenantId, due, now.getTime());
   }
 

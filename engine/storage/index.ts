@@ -372,44 +372,34 @@ export class Storage {
   }
 
   /**
-   * Every tenant's Open breakers and (with `resets` > 0) its latest resets, newest first, for the
-   * operator's all-tenants view. As in `locate`, a row counts only on the backend its tenant is
-   * placed on, so copies left behind by a placement move are never shown.
+   * Rows `read` from each backend (all registered, or `backendIds`), kept only on the backend
+   * their tenant is placed on now: copies a move left behind, or rows of an unplaced tenant, never
+   * count. For the operator's views across every tenant.
    */
-  async breakersOfEveryTenant(options: { resets?: number } = {}): Promise<{ open: OpenBreakerRow[]; resets: BreakerReset[] }> {
-    const resetLimit = options.resets ?? 0;
+  async rowsWherePlaced<T extends { tenantId: string }>(read: (pool: Backend["pool"]) => Promise<T[]>, backendIds = this.backends.ids()): Promise<T[]> {
     const placedOn = new Map((await this.listPlacements()).map((p) => [p.tenantId, p.backendId]));
     const perBackend = await Promise.all(
-      this.backends.ids().map(async (backendId) => {
-        const { pool } = this.backends.get(backendId);
-        const here = (row: { tenantId: string }) => placedOn.get(row.tenantId) === backendId;
-        const [open, resets] = await Promise.all([
-          listOpenBreakers(pool),
-          resetLimit > 0 ? listResets(pool, null, resetLimit) : Promise.resolve([]),
-        ]);
-        return { open: open.filter(here), resets: resets.filter(here) };
-      }),
+      backendIds.map(async (backendId) => (await read(this.backends.get(backendId).pool)).filter((row) => placedOn.get(row.tenantId) === backendId)),
     );
-    const open = perBackend.flatMap((b) => b.open);
+    return perBackend.flat();
+  }
+
+  /** Every tenant's Open breakers and (with `resets` > 0) its latest resets, newest first, for the operator's all-tenants view. */
+  async breakersOfEveryTenant(options: { resets?: number } = {}): Promise<{ open: OpenBreakerRow[]; resets: BreakerReset[] }> {
+    const resetLimit = options.resets ?? 0;
+    const [open, resets] = await Promise.all([
+      this.rowsWherePlaced(listOpenBreakers),
+      resetLimit > 0 ? this.rowsWherePlaced((pool) => listResets(pool, null, resetLimit)) : Promise.resolve([]),
+    ]);
     open.sort((a, b) => (a.tenantId === b.tenantId ? (a.handler < b.handler ? -1 : 1) : a.tenantId < b.tenantId ? -1 : 1));
-    const resets = perBackend.flatMap((b) => b.resets);
     resets.sort((a, b) => b.resetAt.getTime() - a.resetAt.getTime() || b.id - a.id);
     return { open, resets: resets.slice(0, resetLimit) };
   }
 
-  /**
-   * Every tenant's metric minutes in [from, to), from each backend, counting a row only on the
-   * backend its tenant is placed on now (as breakersOfEveryTenant does): after a move the copy
-   * on the new backend is the tenant's history.
-   */
+  /** Every tenant's metric minutes in [from, to), oldest first (after a move, the new backend's copy is its history). */
   async metricsOfEveryTenant(from: Date, to: Date): Promise<MetricRow[]> {
-    const placedOn = new Map((await this.listPlacements()).map((p) => [p.tenantId, p.backendId]));
-    const perBackend = await Promise.all(
-      this.backends.ids().map(async (backendId) =>
-        (await readTenantMetrics(this.backends.get(backendId).pool, from, to)).filter((row) => placedOn.get(row.tenantId) === backendId),
-      ),
-    );
-    return perBackend.flat().sort((a, b) => a.minute.getTime() - b.minute.getTime() || (a.tenantId < b.tenantId ? -1 : 1));
+    const rows = await this.rowsWherePlaced((pool) => readTenantMetrics(pool, from, to));
+    return rows.sort((a, b) => a.minute.getTime() - b.minute.getTime() || (a.tenantId < b.tenantId ? -1 : 1));
   }
 
   /** Each registered backend: whether it answers within `timeoutMs`, and how fast (null: it did not). */

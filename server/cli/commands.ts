@@ -8,6 +8,7 @@ import type { Storage } from "../../engine/storage/index.ts";
 import { listMoves, MOVE_PHASES, type MovePhase, type MoveRecord } from "../../engine/storage/moves.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
+import { applyBudget, applyRateLimit } from "../limits.ts";
 import { createTenant, listTenants } from "../control/tenants.ts";
 import { addMember, createUser, type Role } from "../control/users.ts";
 import type { Prisma } from "../db/prisma.ts";
@@ -119,14 +120,9 @@ const commands: Record<string, Command> = {
     const [tenantId, key, maxText, windowText] = positionals as [string, string, string, string];
     const maxCount = count(maxText, "max_count");
     const windowMs = count(windowText, "window_ms");
-    const store = await storage.tenant(tenantId);
-    if (maxCount === 0) {
-      if (!(await store.removeRateLimitPolicy(key))) return print(`${tenantId} has no rate limit for key "${key}"`);
-      await recordAudit(prisma, { actor: "cli", tenantId, action: "rate_limit.remove", details: { key } });
-      return print(`removed the rate limit of ${tenantId} for key "${key}"`);
-    }
-    await store.setRateLimitPolicy(key, maxCount, windowMs);
-    await recordAudit(prisma, { actor: "cli", tenantId, action: "rate_limit.set", details: { key, max_count: maxCount, window_ms: windowMs } });
+    const change = await applyRateLimit(prisma, await storage.tenantForWrite(tenantId), { actor: "cli" }, { key, maxCount, windowMs });
+    if (change === "absent") return print(`${tenantId} has no rate limit for key "${key}"`);
+    if (change === "removed") return print(`removed the rate limit of ${tenantId} for key "${key}"`);
     print(`rate limit of ${tenantId} for key "${key}": ${maxCount} per ${windowMs} ms`);
   },
 
@@ -135,14 +131,9 @@ const commands: Record<string, Command> = {
     const [tenantId, stepsText, periodText] = positionals as [string, string, string];
     const steps = count(stepsText, "steps_per_period");
     const periodSecs = count(periodText, "period_secs");
-    const store = await storage.tenant(tenantId);
-    if (steps === 0) {
-      if (!(await store.removeBudget())) return print(`${tenantId} has no budget`);
-      await recordAudit(prisma, { actor: "cli", tenantId, action: "budget.remove" });
-      return print(`removed the budget of ${tenantId}: unlimited`);
-    }
-    await store.setBudget(steps, periodSecs, new Date());
-    await recordAudit(prisma, { actor: "cli", tenantId, action: "budget.set", details: { steps_per_period: steps, period_secs: periodSecs } });
+    const change = await applyBudget(prisma, await storage.tenantForWrite(tenantId), { actor: "cli" }, { stepsPerPeriod: steps, periodSecs });
+    if (change === "absent") return print(`${tenantId} has no budget`);
+    if (change === "removed") return print(`removed the budget of ${tenantId}: unlimited`);
     print(`budget of ${tenantId}: ${steps} steps per ${periodSecs} s`);
   },
 

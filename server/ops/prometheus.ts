@@ -30,9 +30,8 @@
 //
 // A backend that does not answer within HEALTH_TIMEOUT_MS is reported down (backend_up 0, no
 // latency, no instance counts) and is not read: its tenants' series are missing from that scrape
-// instead of the whole endpoint failing. That is why the rows are read backend by backend here
-// rather than with storage.metricsOfEveryTenant / breakersOfEveryTenant, which fail as a whole;
-// as there, a tenant's rows count only on the backend it is placed on now.
+// instead of the whole endpoint failing. The others are read with storage.rowsWherePlaced, which
+// counts a tenant's rows only on the backend it is placed on now.
 import { AppError, isAppError } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
 import { COUNTED_DEFERRALS, LAG_BUCKETS_MS, type MetricRow } from "../../engine/metrics/tenant-metrics.ts";
@@ -140,27 +139,13 @@ export async function collectSnapshot(storage: Storage, now = new Date()): Promi
   const from = new Date(windowStart(now));
   const to = new Date(now.getTime() - (now.getTime() % MINUTE_MS) + MINUTE_MS);
   const [placements, health] = await Promise.all([storage.listPlacements(), storage.backendHealth(HEALTH_TIMEOUT_MS)]);
-  const placedOn = new Map(placements.map((p) => [p.tenantId, p.backendId]));
-  const perBackend = await Promise.all(
-    health.map(async ({ id, latencyMs }) => {
-      if (latencyMs === null) return { backend: { id, latencyMs, instances: null }, rows: [], open: [] };
-      const here = (row: { tenantId: string }) => placedOn.get(row.tenantId) === id;
-      const { pool } = storage.backends.get(id);
-      const [rows, open, instances] = await Promise.all([
-        readTenantMetrics(pool, from, to),
-        listOpenBreakers(pool),
-        instancesByState(storage, id),
-      ]);
-      return { backend: { id, latencyMs, instances }, rows: rows.filter(here), open: open.filter(here) };
-    }),
-  );
-  return {
-    now,
-    backends: perBackend.map((b) => b.backend),
-    rows: perBackend.flatMap((b) => b.rows),
-    openBreakers: perBackend.flatMap((b) => b.open),
-    quiesced: placements.filter((p) => p.quiescedAt !== null).length,
-  };
+  const up = health.filter((b) => b.latencyMs !== null).map((b) => b.id);
+  const [rows, openBreakers, backends] = await Promise.all([
+    storage.rowsWherePlaced((pool) => readTenantMetrics(pool, from, to), up),
+    storage.rowsWherePlaced(listOpenBreakers, up),
+    Promise.all(health.map(async ({ id, latencyMs }) => ({ id, latencyMs, instances: latencyMs === null ? null : await instancesByState(storage, id) }))),
+  ]);
+  return { now, backends, rows, openBreakers, quiesced: placements.filter((p) => p.quiescedAt !== null).length };
 }
 
 // ---------------------------------------------------------------- from a snapshot to series

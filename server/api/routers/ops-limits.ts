@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { setTenantLimits } from "../../../engine/storage/tenant-limits.ts";
 import { recordAudit } from "../../control/audit.ts";
+import { applyBudget, applyRateLimit } from "../../limits.ts";
 import { operatorProcedure, router } from "../trpc.ts";
 
 const tenantId = z.string().max(64);
@@ -47,13 +48,8 @@ export const opsLimitsRouter = router({
     .input(z.object({ tenantId, stepsPerPeriod: z.int().min(0), periodSecs: z.int().min(1).max(31_536_000) }))
     .mutation(async ({ ctx, input }) => {
       const store = await ctx.services.storage.tenantForWrite(input.tenantId);
-      if (input.stepsPerPeriod === 0) await store.removeBudget();
-      else await store.setBudget(input.stepsPerPeriod, input.periodSecs, new Date());
-      await recordAudit(ctx.services.prisma, {
-        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: input.stepsPerPeriod === 0 ? "budget.remove" : "budget.set",
-        details: input.stepsPerPeriod === 0 ? {} : { steps_per_period: input.stepsPerPeriod, period_secs: input.periodSecs },
-      });
-      return { removed: input.stepsPerPeriod === 0 };
+      const change = await applyBudget(ctx.services.prisma, store, { actor: ctx.user.email, actorUserId: ctx.user.id }, input);
+      return { removed: change !== "set" };
     }),
 
   /** At most `maxCount` steps with the rate-limit key per `windowMs`; 0 removes the limit. */
@@ -61,12 +57,7 @@ export const opsLimitsRouter = router({
     .input(z.object({ tenantId, key: z.string().trim().min(1, "name the key").max(256), maxCount: z.int().min(0), windowMs: z.int().min(1).max(86_400_000) }))
     .mutation(async ({ ctx, input }) => {
       const store = await ctx.services.storage.tenantForWrite(input.tenantId);
-      if (input.maxCount === 0) await store.removeRateLimitPolicy(input.key);
-      else await store.setRateLimitPolicy(input.key, input.maxCount, input.windowMs);
-      await recordAudit(ctx.services.prisma, {
-        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: input.maxCount === 0 ? "rate_limit.remove" : "rate_limit.set",
-        details: input.maxCount === 0 ? { key: input.key } : { key: input.key, max_count: input.maxCount, window_ms: input.windowMs },
-      });
-      return { removed: input.maxCount === 0 };
+      const change = await applyRateLimit(ctx.services.prisma, store, { actor: ctx.user.email, actorUserId: ctx.user.id }, input);
+      return { removed: change !== "set" };
     }),
 });
