@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   await tenantView.start();
   const schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);
-    return new Scheduler({ backend, handlers, config, ownerId, tenants: tenantView, log: log.child({ backend_id: id }) });
+    return new Scheduler({ backend, backends: storage.backends, handlers, config, ownerId, tenants: tenantView, log: log.child({ backend_id: id }) });
   });
   for (const id of storage.backends.ids()) {
     await storage.backends.get(id).pool.query("SELECT 1");

@@ -27,9 +27,12 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** test_<run pid>_<random>: global-setup.ts drops those of runs that are no longer alive. */
+const databaseName = () => `test_${inject("runId")}_${randomBytes(6).toString("hex")}`;
+
 /** Creates an empty database (no migrations), for tests of the migrations themselves. */
 export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `test_${randomBytes(6).toString("hex")}`;
+  const name = databaseName();
   await admin((c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(inject("adminUrl"));
   url.pathname = `/${name}`;
@@ -37,7 +40,7 @@ export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<vo
 }
 
 export async function freshDatabase(env: Record<string, string> = {}): Promise<TestDatabase> {
-  const name = `test_${randomBytes(6).toString("hex")}`;
+  const name = databaseName();
   await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${inject("templateDatabase")}`));
   const url = new URL(inject("adminUrl"));
   url.pathname = `/${name}`;

@@ -15,6 +15,8 @@ declare module "vitest" {
     /** Connection URL of the test cluster's maintenance database. */
     adminUrl: string;
     templateDatabase: string;
+    /** The pid of this run's main process, in the names of its databases. */
+    runId: number;
   }
 }
 
@@ -27,18 +29,22 @@ export default async function setup(project: TestProject) {
   const adminUrl = cluster.url("postgres");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  // Databases an interrupted run left behind. One still in use belongs to a run going on now:
-  // without FORCE its drop fails, and it is left alone.
+  // Databases an interrupted run left behind: their names carry the pid of the run that made
+  // them, and a run still alive (another terminal, a helper) keeps its own.
   const { rows } = await admin.query<{ datname: string }>(
     "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%' OR datname LIKE 'bulkhead\\_template\\_%'",
   );
-  for (const { datname } of rows) await admin.query(`DROP DATABASE ${admin.escapeIdentifier(datname)}`).catch(() => {});
+  for (const { datname } of rows) {
+    if (runIsAlive(Number(/^(?:test|bulkhead_template)_(\d+)/.exec(datname)?.[1]))) continue;
+    await admin.query(`DROP DATABASE ${admin.escapeIdentifier(datname)}`).catch(() => {});
+  }
   await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
   await admin.end();
   await migrateDeploy(cluster.url(TEMPLATE_DATABASE));
 
   project.provide("adminUrl", adminUrl);
   project.provide("templateDatabase", TEMPLATE_DATABASE);
+  project.provide("runId", process.pid);
   return async () => {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
@@ -50,4 +56,14 @@ export default async function setup(project: TestProject) {
     await client.end();
     if (others.length === 0) await cluster.stop();
   };
+}
+
+function runIsAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -40,7 +40,9 @@ beforeAll(async () => {
   await tenantView.start();
   const handlers = createBuiltInHandlers({ httpAllow: [] });
   schedulers = storage.backends.ids().map(
-    (id) => new Scheduler({ backend: storage.backends.get(id), handlers, config, tenants: tenantView, log, ownerId: `move-test-${id}` }),
+    (id) => new Scheduler({
+      backend: storage.backends.get(id), backends: storage.backends, handlers, config, tenants: tenantView, log, ownerId: `move-test-${id}`,
+    }),
   );
   for (const scheduler of schedulers) await scheduler.start();
 });
@@ -161,6 +163,11 @@ describe("moving a tenant with 1,000 instances in flight", () => {
 
     await finishAll("eu-1", moving, total);
     await expectEachCompletedOnce("eu-1", moving, total);
+    // The metrics followed the tenant: every completion counted once, on the new backend only
+    // (counts made on the old backend during the drain were held until the tenant resumed).
+    await Promise.all(schedulers.map((s) => s.flushMetrics()));
+    const { rows: metrics } = await pool("eu-1").query("SELECT coalesce(sum(completed), 0)::int AS completed FROM tenant_metrics WHERE tenant_id = $1", [moving]);
+    expect(metrics[0].completed).toBe(total);
     expect(await rowsOn("primary", moving)).toEqual({});
   }, 120_000);
 });

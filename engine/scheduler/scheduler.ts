@@ -10,7 +10,7 @@ import { isAppError } from "../errors.ts";
 import { childOutcome, createChildInstance, findSubSequence } from "../storage/children.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
-import type { Backend } from "../storage/backends.ts";
+import type { Backend, StorageBackends } from "../storage/backends.ts";
 import { claimDueInstances, type ClaimedInstance } from "../storage/claim.ts";
 import { loadClaimed, type ClaimedRow } from "../storage/execution.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
@@ -22,7 +22,7 @@ import { BreakerSync } from "./breaker-sync.ts";
 import type { TenantView } from "./tenant-view.ts";
 import type { DeferReason } from "../exec/preflight.ts";
 import type { Progress } from "../storage/execution.ts";
-import { TenantMetrics } from "../metrics/tenant-metrics.ts";
+import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
 import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { breakerPreflight } from "../breakers/preflight.ts";
@@ -49,6 +49,8 @@ export interface SchedulerDeps {
   tenants?: TenantView;
   /** Per-tenant metrics (claims, ends, deferrals, lag, backlog) into tenant_metrics; on unless false (benchmarks compare). */
   metrics?: boolean;
+  /** This process's backends: the counts of a tenant moved away from this one follow it to its new backend. */
+  backends?: Pick<StorageBackends, "has" | "get">;
   preflight?: (input: PreflightInput) => Promise<PreflightOutcome>;
   now?: () => Date;
 }
@@ -121,7 +123,7 @@ export class Scheduler {
     }
     for (const timer of this.timers) clearInterval(timer);
     await this.breakerSync.stop();
-    await this.flushMetrics();
+    await this.flushMetrics({ final: true });
   }
 
   get inFlight(): number {
@@ -306,15 +308,48 @@ export class Scheduler {
     else if (progress.state === "scheduled" && progress.deferReason) this.metrics.deferred(progress.tenantId, progress.deferReason as DeferReason);
   }
 
-  /** Writes what was counted; on failure the counts are kept for the next try. */
-  async flushMetrics(): Promise<void> {
-    const rows = this.metrics.drain();
-    try {
-      await writeTenantMetrics(this.deps.backend.pool, rows);
-    } catch (error) {
-      this.metrics.restore(rows);
-      this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "could not write tenant metrics");
+  /**
+   * Writes what was counted, each tenant's rows to the backend it is placed on. A tenant being
+   * moved keeps its counts here until it is resumed, so none lands on the old backend after its
+   * rows were copied (or deleted). On failure the counts are kept for the next try.
+   */
+  async flushMetrics(options: { final?: boolean } = {}): Promise<void> {
+    const byBackend = new Map<string, MetricRow[]>();
+    const held: MetricRow[] = [];
+    for (const row of this.metrics.drain()) {
+      const home = this.metricsHome(row.tenantId, options.final === true);
+      if (home === "hold") held.push(row);
+      else if (home !== null) {
+        const rows = byBackend.get(home) ?? [];
+        byBackend.set(home, rows);
+        rows.push(row);
+      }
     }
+    this.metrics.restore(held);
+    await Promise.all([...byBackend].map(async ([backendId, rows]) => {
+      try {
+        const pool = backendId === this.deps.backend.id ? this.deps.backend.pool : this.deps.backends!.get(backendId).pool;
+        await writeTenantMetrics(pool, rows);
+      } catch (error) {
+        this.metrics.restore(rows);
+        this.deps.log.warn({ err: error, backend_id: backendId }, "could not write tenant metrics");
+      }
+    }));
+  }
+
+  /**
+   * The backend a tenant's counts are written to; "hold" while it is quiesced for a move (unless
+   * this is the last flush before the process stops); null when no backend of this process
+   * serves it, and they are dropped.
+   */
+  private metricsHome(tenantId: string, final: boolean): string | "hold" | null {
+    const view = this.deps.tenants;
+    if (!view) return this.deps.backend.id;
+    const placement = view.placementOf(tenantId);
+    if (!placement) return null;
+    if (placement.quiescedAt !== null && !final) return "hold";
+    if (placement.backendId === this.deps.backend.id) return placement.backendId;
+    return this.deps.backends?.has(placement.backendId) ? placement.backendId : null;
   }
 
   private count(end: RunEnd | "error"): void {

@@ -78,6 +78,11 @@ export class TenantView {
     return this.caps;
   }
 
+  /** Where the tenant is placed, and whether it is quiesced for a move; undefined when unplaced. */
+  placementOf(tenantId: string): Placement | undefined {
+    return this.placements.get(tenantId);
+  }
+
   isQuiesced(tenantId: string): boolean {
     return (this.placements.get(tenantId)?.quiescedAt ?? null) !== null;
   }
