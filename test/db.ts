@@ -17,6 +17,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A pg pool for a test's own direct SQL. Like the engine's pools, it ignores an idle client's
+ * error (the server ending that connection), which would otherwise be an uncaught exception that
+ * fails the whole run; a query's own errors still reach the test.
+ */
+export function testPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  pool.on("error", () => {});
+  return pool;
+}
+
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: inject("adminUrl") });
   await client.connect();
@@ -47,7 +58,7 @@ export async function freshDatabase(env: Record<string, string> = {}): Promise<T
   const config = loadConfig({ DATABASE_URL: url.toString(), BULKHEAD_LOG_LEVEL: "silent", ...env });
   const prisma = createPrisma(config.DATABASE_URL);
   const storage = new Storage(new StorageBackends(config.backends, { poolSize: 4 }));
-  const sql = new pg.Pool({ connectionString: config.DATABASE_URL, max: 2 });
+  const sql = testPool(config.DATABASE_URL, 2);
   return {
     url: config.DATABASE_URL,
     config,

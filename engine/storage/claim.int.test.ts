@@ -2,7 +2,7 @@
 // per-tenant cap serves every tenant with due work, and leases are fenced by epoch.
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { insertDueInstances } from "../../test/factories.ts";
 import { CLAIM_SQL, claimDueInstances } from "./claim.ts";
 
@@ -30,7 +30,7 @@ describe.each([
 ])("four concurrent claimers (%s)", (_name, cap) => {
   it("claim each of 10,000 due instances of 20 tenants exactly once", async () => {
     for (let t = 0; t < 20; t++) await insertDueInstances(db, `tenant-${t}`, 500);
-    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: db.url, max: 1 }));
+    const pools = Array.from({ length: 4 }, () => testPool(db.url, 1));
     try {
       const claimedBy = await Promise.all(
         pools.map(async (pool, worker) => {

@@ -2,7 +2,7 @@
 // dedupe row and the child leaves neither.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { emitEvent } from "./events.ts";
 
@@ -12,7 +12,7 @@ let wide: pg.Pool;
 let parent = "";
 beforeAll(async () => {
   db = await freshDatabase();
-  wide = new pg.Pool({ connectionString: db.url, max: 50 });
+  wide = testPool(db.url, 50);
   const seq = await insertSequence(db, "acme", [{ type: "step", id: "x", handler: "noop" }], "child-seq");
   [parent] = (await insertInstancesOf(db, "acme", seq)) as [string];
 });

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { AppError } from "../errors.ts";
 import type { InstanceState } from "./instances.ts";
 import {
@@ -17,7 +17,7 @@ let db: TestDatabase;
 let other: pg.Pool;
 beforeAll(async () => {
   db = await freshDatabase();
-  other = new pg.Pool({ connectionString: db.url, max: 4 });
+  other = testPool(db.url, 4);
 });
 afterAll(async () => {
   await other.end();

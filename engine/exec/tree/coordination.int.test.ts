@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../../../test/db.ts";
+import { freshDatabase, testPool, type TestDatabase } from "../../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../../test/factories.ts";
 import { createBuiltInHandlers } from "../../handlers/registry.ts";
 import type { HandlerOutcome } from "../../handlers/types.ts";
@@ -28,7 +28,7 @@ let sender: pg.Pool;
 let oneStep = "";
 beforeAll(async () => {
   db = await freshDatabase();
-  sender = new pg.Pool({ connectionString: db.url, max: 4 });
+  sender = testPool(db.url, 4);
   oneStep = await insertSequence(db, TENANT, [{ type: "step", id: "x", handler: "noop" }]);
 });
 afterAll(async () => {
