@@ -286,6 +286,12 @@ describe("parseSequence: create-time rules (A.14)", () => {
       'block `s`: output_schema is not a valid JSON Schema: /anyOf/0/type: "strung" is not a JSON Schema type (null, boolean, object, array, number, integer, string)',
       ["blocks", 0, "output_schema"],
     ],
+    [
+      "an output_schema with a regular expression",
+      sequence([step("s", { output_schema: { properties: { email: { type: "string", pattern: "^.+@.+$" } } } })]),
+      "block `s`: output_schema is not a valid JSON Schema: /properties/email/pattern: is not supported: a regular expression from a sequence would run in the engine all tenants share; use enum, const, minLength or maxLength instead",
+      ["blocks", 0, "output_schema"],
+    ],
     ["a rule broken inside on_failure", sequence([step("s")], { on_failure: [loop("cleanup", [step("c")], { max_iterations: 0 })] }), "block `cleanup`: loop max_iterations must be > 0", ["on_failure", 0, "max_iterations"]],
     ["a duplicate id inside on_cancel", sequence([step("s")], { on_cancel: [step("c"), step("c")] }), "duplicate block id: c", ["on_cancel", 1, "id"]],
   ])("rejects %s", (_name, json, message, path) => {
@@ -321,7 +327,7 @@ describe("parseSequence: create-time rules (A.14)", () => {
     [
       "a well-formed input_schema",
       sequence([step("s")], {
-        input_schema: { type: "object", required: ["email"], properties: { email: { type: "string", pattern: "^.+@.+$" }, tags: { type: ["array", "null"], items: { type: "string" } } } },
+        input_schema: { type: "object", required: ["email"], properties: { email: { type: "string", format: "email", maxLength: 254 }, tags: { type: ["array", "null"], items: { type: "string" } } } },
       }),
     ],
   ])("accepts %s", (_name, json) => {

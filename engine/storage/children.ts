@@ -11,17 +11,17 @@ export const MAX_SUB_SEQUENCE_DEPTH = 16;
 /** The sequence named in the caller's tenant and namespace: that version, or the latest non-deprecated. */
 export async function findSubSequence(
   db: Queryable, tenantId: string, instanceId: string, name: string, version: number | undefined,
-): Promise<string | null> {
-  const { rows } = await db.query<{ id: string }>({
+): Promise<{ id: string; inputSchema: unknown } | null> {
+  const { rows } = await db.query<{ id: string; input_schema: unknown }>({
     name: "find_sub_sequence",
-    text: `SELECT s.id FROM sequences s
+    text: `SELECT s.id, s.definition->'input_schema' AS input_schema FROM sequences s
              JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1 AND s.namespace = p.namespace
             WHERE s.tenant_id = $1 AND s.name = $3
               AND (CASE WHEN $4::int IS NULL THEN NOT s.deprecated ELSE s.version = $4 END)
             ORDER BY s.version DESC LIMIT 1`,
     values: [tenantId, instanceId, name, version ?? null],
   });
-  return rows[0]?.id ?? null;
+  return rows[0] ? { id: rows[0].id, inputSchema: rows[0].input_schema } : null;
 }
 
 export type ChildCreation = { childId: string } | { error: "depth" | "lease_lost" };

@@ -28,10 +28,10 @@ const event = (key: string) => ({
 it("50 concurrent emits with one dedupe key create exactly one child, and all answer with it: 100 rounds", async () => {
   for (let round = 0; round < 100; round++) {
     const key = `k-${round}`;
-    const results = await Promise.all(Array.from({ length: 50 }, () => emitEvent(wide, event(key))));
-    const ids = new Set(results.map((r) => r!.instanceId));
+    const results = (await Promise.all(Array.from({ length: 50 }, () => emitEvent(wide, event(key))))) as { instanceId: string; deduped: boolean }[];
+    const ids = new Set(results.map((r) => r.instanceId));
     expect(ids.size).toBe(1);
-    expect(results.filter((r) => !r!.deduped)).toHaveLength(1);
+    expect(results.filter((r) => !r.deduped)).toHaveLength(1);
     // The parent and one child per round so far: no loser left a child of its own behind.
     const { rows } = await db.sql.query("SELECT count(*)::int AS n, count(*) FILTER (WHERE id = $1)::int AS answered FROM task_instances", [[...ids][0]]);
     expect({ round, ...rows[0] }).toEqual({ round, n: round + 2, answered: 1 });

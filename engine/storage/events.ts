@@ -2,6 +2,7 @@
 // deduplicated. The dedupe row and the child are written in one transaction, so a crash can
 // never leave a dedupe row pointing at a child that does not exist.
 import type pg from "pg";
+import { inputProblem } from "../sequence/input-schema.ts";
 import { uuidv7 } from "./ids.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -18,20 +19,24 @@ export interface EmitEvent {
   dedupe?: { scope: string; key: string };
 }
 
-export type EmitResult = { instanceId: string; sequenceName: string; deduped: boolean } | null;
+export type EmitResult =
+  | { instanceId: string; sequenceName: string; deduped: boolean }
+  /** The data does not match the sequence's input_schema: nothing was written. */
+  | { inputProblem: string }
+  | null;
 
 // The newest sequence version that is not deprecated, in the parent's namespace; through a
 // trigger, the one it pins when it pins one.
 const FIND_BY_NAME = {
   name: "emit_find_sequence",
-  text: `SELECT s.id, s.name FROM sequences s
+  text: `SELECT s.id, s.name, s.definition->'input_schema' AS input_schema FROM sequences s
            JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1 AND s.namespace = p.namespace
           WHERE s.tenant_id = $1 AND s.name = $3 AND NOT s.deprecated
           ORDER BY s.version DESC LIMIT 1`,
 };
 const FIND_BY_TRIGGER = {
   name: "emit_find_trigger_sequence",
-  text: `SELECT s.id, s.name FROM triggers t
+  text: `SELECT s.id, s.name, s.definition->'input_schema' AS input_schema FROM triggers t
            JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1
            JOIN sequences s ON s.tenant_id = $1 AND s.namespace = p.namespace AND s.name = t.sequence_name
           WHERE t.tenant_id = $1 AND t.slug = $3 AND NOT s.deprecated
@@ -43,9 +48,14 @@ const FIND_BY_TRIGGER = {
 export async function emitEvent(db: Connectable, event: EmitEvent, beforeChild: () => void = () => {}): Promise<EmitResult> {
   return inTransaction(db, async (client) => {
     const [find, name] = "triggerSlug" in event.target ? [FIND_BY_TRIGGER, event.target.triggerSlug] : [FIND_BY_NAME, event.target.sequenceName];
-    const { rows: sequences } = await client.query<{ id: string; name: string }>({ ...find, values: [event.tenantId, event.parentId, name] });
+    const { rows: sequences } = await client.query<{ id: string; name: string; input_schema: unknown }>({
+      ...find, values: [event.tenantId, event.parentId, name],
+    });
     const sequence = sequences[0];
     if (!sequence) return null;
+    // Before the dedupe row: an emit refused for its data must not take the key.
+    const problem = inputProblem(sequence.input_schema, event.data);
+    if (problem) return { inputProblem: problem };
     const sequenceId = sequence.id;
     const childId = uuidv7();
     if (event.dedupe) {

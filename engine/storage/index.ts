@@ -21,7 +21,7 @@ import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryCo
 import { TenantPartitionRouter } from "./router.ts";
 import { enqueueSignalIfActive, takePendingSignals, type NewSignal } from "./signals.ts";
 import {
-  existingSequenceIds, getSequence, insertSequence, listHandlerNames, listSequences, sequenceOwner, type NewSequence,
+  getSequence, insertSequence, listHandlerNames, listSequences, sequenceInputSchemas, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
@@ -79,8 +79,9 @@ export class TenantStore {
     return getSequence(this.backend.pool, this.tenantId, id);
   }
 
-  existingSequenceIds(ids: readonly string[]) {
-    return existingSequenceIds(this.backend.pool, this.tenantId, ids);
+  /** The tenant's sequences among `ids`, by id, with their input_schema (null: none). */
+  sequenceInputSchemas(ids: readonly string[]) {
+    return sequenceInputSchemas(this.backend.pool, this.tenantId, ids);
   }
 
   createInstance(instance: NewInstance) {

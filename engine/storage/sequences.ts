@@ -86,13 +86,17 @@ export async function getSequence(db: Queryable, tenantId: string, id: string): 
 }
 
 /** Which of `ids` are sequences of the tenant (instance creation checks them all at once). */
-export async function existingSequenceIds(db: Queryable, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>({
-    name: "existing_sequence_ids",
-    text: "SELECT id FROM sequences WHERE tenant_id = $1 AND id = ANY($2::uuid[])",
+/**
+ * The tenant's sequences among `ids`, each with its `input_schema` (null when it has none); ids
+ * of other tenants' sequences are simply absent.
+ */
+export async function sequenceInputSchemas(db: Queryable, tenantId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+  const { rows } = await db.query<{ id: string; input_schema: unknown }>({
+    name: "sequence_input_schemas",
+    text: "SELECT id, definition->'input_schema' AS input_schema FROM sequences WHERE tenant_id = $1 AND id = ANY($2::uuid[])",
     values: [tenantId, ids],
   });
-  return new Set(rows.map((row) => row.id));
+  return new Map(rows.map((row) => [row.id, row.input_schema]));
 }
 
 /** The tenant of the sequence with this id on this backend, for Storage.locate only. */

@@ -108,6 +108,19 @@ describe("sequences.run", () => {
     expect(rows[0].context.data).toEqual({ who: "world" });
   });
 
+  it("refuses input that does not match the sequence's input_schema, creating nothing", async () => {
+    const input_schema = { type: "object", required: ["who"], properties: { who: { type: "string" } } };
+    const { id } = await callerFor(member.id).sequences.create({ tenantId: tenantA, sequence: sequence({ name: "typed", input_schema }) });
+    const count = async () => (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE sequence_id = $1", [id])).rows[0].n;
+    const error = await trpcError(callerFor(member.id).sequences.run({ tenantId: tenantA, sequenceId: id, input: { who: 7 } }));
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: "UNPROCESSABLE_CONTENT", message: "context.data does not match the sequence's input_schema: /who: must be a string",
+    });
+    expect(await count()).toBe(0);
+    await callerFor(member.id).sequences.run({ tenantId: tenantA, sequenceId: id, input: { who: "world" } });
+    expect(await count()).toBe(1);
+  });
+
   it("does not run another tenant's sequence or a malformed id", async () => {
     const { id } = await callerFor(member.id).sequences.create({ tenantId: tenantA, sequence: sequence({ name: "mine" }) });
     expect((await trpcError(callerFor(outsider.id).sequences.run({ tenantId: tenantB, sequenceId: id }))).code).toBe("NOT_FOUND");

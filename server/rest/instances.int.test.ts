@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { call, createInstance, createSequence, expectSameReply, operatorKey, tenantWithKey } from "./testing.ts";
+import { call, createInstance, createSequence, expectSameReply, operatorKey, sequenceJson, tenantWithKey } from "./testing.ts";
 
 let db: TestDatabase;
 let acme: { id: string; key: string };
@@ -186,6 +186,59 @@ describe("POST /instances", () => {
     expect(reply.json()).toEqual({ error: expect.stringMatching(/^payload too large: context is \d+ bytes, exceeding the maximum of 262144 bytes$/) });
     expect(await instanceCount(acme.id)).toBe(before);
     expect((await post(request({ context: { data: { blob: "z".repeat(255 * 1024) } } }))).status).toBe(201);
+  });
+
+  describe("input_schema", () => {
+    let typed = "";
+    beforeAll(async () => {
+      const schema = {
+        type: "object", required: ["email", "plan"], additionalProperties: false,
+        properties: { email: { type: "string", minLength: 3 }, plan: { enum: ["free", "pro"] }, seats: { type: "integer", minimum: 1 } },
+      };
+      const reply = await call(db, "POST", "/sequences", { key: acme.key, body: sequenceJson(acme.id, { input_schema: schema }) });
+      expect(reply.status).toBe(201);
+      typed = (reply.json() as { id: string }).id;
+    });
+
+    it("creates an instance whose context.data matches", async () => {
+      expect((await post(request({ sequence_id: typed, context: { data: { email: "a@b.c", plan: "pro", seats: 3 } } }))).status).toBe(201);
+    });
+
+    it("422 JSON naming the first mismatch, writing nothing", async () => {
+      const before = await instanceCount(acme.id);
+      const cases: [unknown, string][] = [
+        [undefined, "/: must be an object"],
+        [{ plan: "pro" }, "/email: is required"],
+        [{ email: "a@b.c", plan: "gold" }, '/plan: must be one of "free", "pro"'],
+        [{ email: "a@b.c", plan: "free", seats: 1.5 }, "/seats: must be an integer"],
+        [{ email: "a@b.c", plan: "free", extra: true }, "/extra: is not allowed"],
+      ];
+      for (const [data, violation] of cases) {
+        const reply = await post(request({ sequence_id: typed, context: data === undefined ? {} : { data } }));
+        expect(reply.status, JSON.stringify(data)).toBe(422);
+        expect(reply.json()).toEqual({ error: `unprocessable entity: context.data does not match the sequence's input_schema: ${violation}` });
+      }
+      expect(await instanceCount(acme.id)).toBe(before);
+    });
+
+    it("refuses a whole batch for one mismatching item, naming it", async () => {
+      const before = await instanceCount(acme.id);
+      const good = request({ sequence_id: typed, context: { data: { email: "a@b.c", plan: "pro" } } });
+      const bad = request({ sequence_id: typed, context: { data: { email: "a@b.c" } } });
+      const reply = await call(db, "POST", "/instances/batch", { key: acme.key, body: { instances: [good, bad] } });
+      expect(reply.status).toBe(422);
+      expect(reply.json()).toEqual({ error: "unprocessable entity: instances[1]: context.data does not match the sequence's input_schema: /plan: is required" });
+      expect(await instanceCount(acme.id)).toBe(before);
+    });
+
+    it("another tenant's sequence with a schema is still just not found, whatever the data", async () => {
+      const reply = await call(db, "POST", "/sequences", { key: globex.key, body: sequenceJson(globex.id, { input_schema: { type: "string" } }) });
+      const theirs = (reply.json() as { id: string }).id;
+      const foreign = await post(request({ sequence_id: theirs, context: { data: { not: "a string" } } }));
+      const random = await post(request({ sequence_id: randomUUID(), context: { data: { not: "a string" } } }));
+      expect(foreign.status).toBe(404);
+      expectSameReply(foreign, random);
+    });
   });
 
   it("400 JSON, not a 500, for text PostgreSQL cannot store", async () => {

@@ -81,5 +81,6 @@ async function emit(db: Db, tenantId: string, callerId: string, input: Record<st
     const message = slug ? `trigger not found: ${slug} (or its sequence is not in this namespace)` : `sequence not found: ${sequenceName}`;
     return { kind: "failure", retryable: false, message };
   }
+  if ("inputProblem" in result) return { kind: "failure", retryable: false, message: result.inputProblem };
   return { kind: "success", output: { instance_id: result.instanceId, sequence_name: result.sequenceName, deduped: result.deduped } };
 }

@@ -7,6 +7,8 @@ import type pg from "pg";
 import type { HandlerRegistry } from "../../handlers/registry.ts";
 import type { Logger } from "../../logger.ts";
 import type { Block, Sequence, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
+import { inputProblem } from "../../sequence/input-schema.ts";
+import { schemaViolation } from "../../sequence/json-schema.ts";
 import { resolveTemplates } from "../../sequence/template.ts";
 import type { ChildCreation, ChildOutcome } from "../../storage/children.ts";
 import type { ClaimedInstance } from "../../storage/claim.ts";
@@ -67,7 +69,7 @@ export interface TreeRunDeps {
   breakers: { success: (handler: string) => void; failure: (handler: string) => void };
   /** sub_sequence: the child's sequence, its creation, and how it ended. */
   children: {
-    find: (name: string, version: number | undefined) => Promise<string | null>;
+    find: (name: string, version: number | undefined) => Promise<{ id: string; inputSchema: unknown } | null>;
     create: (child: { sequenceId: string; blockId: string; input: unknown }) => Promise<ChildCreation>;
     outcome: (childId: string) => Promise<ChildOutcome | null>;
     /** Sends the child a cancel signal (nothing when it has already ended). */
@@ -188,7 +190,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     if (result?.state === "completed") {
       delete state.taskId;
       if (handler) deps.breakers.success(handler);
-      succeed(id, state, result.output, true);
+      const step = findStep(phaseBlocks(), id);
+      const problem = outputProblem(step, result.output);
+      if (problem) fail(step, state, problem, false);
+      else succeed(id, state, result.output, true);
     } else if (result?.state === "failed") {
       delete state.taskId;
       // Worker-reported failures count against the breaker like in-process ones (I, Appendix 14).
@@ -291,8 +296,12 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
         cursor.blocks = result.blocks;
         succeed(id, state, result.output, false);
       }
-      else if (result.kind === "success") succeed(id, state, result.output, false);
-      else fail(running.leaf.type === "step" ? running.leaf : undefined, state, result.message, result.retryable);
+      else if (result.kind === "success") {
+        const step = running.leaf.type === "step" ? running.leaf : undefined;
+        const problem = outputProblem(step, result.output);
+        if (problem) fail(step, state, problem, false);
+        else succeed(id, state, result.output, false);
+      } else fail(running.leaf.type === "step" ? running.leaf : undefined, state, result.message, result.retryable);
       // Committed at the top of the next pass: with the final state when the tree has settled
       // (one write for the last step), else before any further step starts.
       unsavedStep = true;
@@ -317,9 +326,11 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   }
 
   async function startChild(block: SubSequenceBlock): Promise<StepResult> {
-    const sequenceId = await deps.children.find(block.sequence_name, block.version);
-    if (!sequenceId) return { kind: "failure", retryable: false, message: `sub-sequence not found: ${block.sequence_name}` };
-    const created = await deps.children.create({ sequenceId, blockId: block.id, input: block.input });
+    const sequence = await deps.children.find(block.sequence_name, block.version);
+    if (!sequence) return { kind: "failure", retryable: false, message: `sub-sequence not found: ${block.sequence_name}` };
+    const problem = inputProblem(sequence.inputSchema, block.input);
+    if (problem) return { kind: "failure", retryable: false, message: `sub-sequence ${block.sequence_name}: ${problem}` };
+    const created = await deps.children.create({ sequenceId: sequence.id, blockId: block.id, input: block.input });
     if ("childId" in created) return { kind: "child", childId: created.childId };
     if (created.error === "depth") return { kind: "failure", retryable: false, message: "sub-sequence depth limit (16) reached" };
     return { kind: "interrupted", why: "lease_lost" };
@@ -373,6 +384,13 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     else if (result.kind === "failure") deps.breakers.failure(handlerName);
     return result;
   }
+}
+
+/** A.3: a step's output must match its output_schema; a mismatch is a permanent failure (no retry). */
+function outputProblem(step: StepBlock | undefined, output: unknown): string | undefined {
+  if (step?.output_schema === undefined || step.output_schema === null) return undefined;
+  const violation = schemaViolation(step.output_schema, output);
+  return violation && `output does not match the step's output_schema: ${violation}`;
 }
 
 function findStep(blocks: readonly Block[], id: string): StepBlock | undefined {

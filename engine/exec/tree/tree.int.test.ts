@@ -417,6 +417,65 @@ describe("more of C and A.3", () => {
   });
 });
 
+describe("schemas (A.1 input_schema, A.3 output_schema)", () => {
+  const SIGNUP = { type: "object", required: ["email"], properties: { email: { type: "string" } } };
+  const failureOf = async (id: string, block: string) =>
+    (await db.sql.query("SELECT cursor FROM task_instances WHERE id = $1", [id])).rows[0].cursor.nodes[block].failure;
+  const childrenOf = async (id: string) => (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE parent_instance_id = $1", [id])).rows[0].n;
+  async function typedSequence(name: string) {
+    const seq = await insertSequence(db, "acme", [step("hello", "noop")], name);
+    await db.sql.query("UPDATE sequences SET definition = definition || jsonb_build_object('input_schema', $2::jsonb) WHERE id = $1", [seq, JSON.stringify(SIGNUP)]);
+  }
+
+  it("a sub_sequence whose input does not match the child's input_schema fails, creating no child", async () => {
+    await typedSequence("typed-child");
+    const bad = await run([{ type: "sub_sequence", id: "call", sequence_name: "typed-child", input: { mail: "a@b.c" } }]);
+    const good = await run([{ type: "sub_sequence", id: "call", sequence_name: "typed-child", input: { email: "a@b.c" } }]);
+    expect((await settle(bad)).state).toBe("failed");
+    expect(await failureOf(bad, "call")).toEqual({
+      message: "sub-sequence typed-child: context.data does not match the sequence's input_schema: /email: is required", retryable: false,
+    });
+    expect(await childrenOf(bad)).toBe(0);
+    expect((await settle(good)).state).toBe("completed");
+    expect(await childrenOf(good)).toBe(1);
+  });
+
+  it("emit_event with data that does not match fails the step and takes no dedupe key", async () => {
+    await typedSequence("typed-target");
+    const emit = (data: unknown) => step("emit", "emit_event", { sequence_name: "typed-target", data, dedupe_key: "once", dedupe_scope: "parent" });
+    const bad = await run([emit({ email: 42 })]);
+    expect((await settle(bad)).state).toBe("failed");
+    const { rows } = await db.sql.query("SELECT output FROM block_outputs WHERE instance_id = $1", [bad]);
+    expect(rows).toEqual([{ output: { __error__: true, retryable: false, message: "context.data does not match the sequence's input_schema: /email: must be a string" } }]);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM event_dedupe WHERE scope = $1", [`parent:${bad}`])).rows[0].n).toBe(0);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE metadata->'_trigger_event'->>'parent_instance_id' = $1", [bad])).rows[0].n).toBe(0);
+    const good = await run([emit({ email: "a@b.c" })]);
+    expect((await settle(good)).state).toBe("completed");
+  });
+
+  it("an output that does not match the step's output_schema is a permanent failure, even with retries left", async () => {
+    const schema = { type: "object", required: ["message"], properties: { message: { type: "string" } } };
+    const retry = { max_attempts: 3, initial_backoff: 10, max_backoff: 10 };
+    const bad = await run([step("say", "log", { message: 7 }, { output_schema: schema, retry })]);
+    const good = await run([step("say", "log", { message: "seven" }, { output_schema: schema, retry })]);
+    expect((await settle(bad)).state).toBe("failed");
+    const { rows } = await db.sql.query("SELECT output FROM block_outputs WHERE instance_id = $1", [bad]);
+    expect(rows).toEqual([{ output: { __error__: true, retryable: false, message: "output does not match the step's output_schema: /message: must be a string" } }]);
+    expect((await settle(good)).state).toBe("completed");
+  });
+
+  it("a worker's result is checked against output_schema too", async () => {
+    const schema = { type: "object", required: ["score"], properties: { score: { type: "number" } } };
+    const id = await run([step("ext", "scoring_worker", null, { output_schema: schema })], null, "typed-workers");
+    await waitFor(id, "waiting");
+    const [task] = await pollWorkerTasks(db.sql, "typed-workers", { handlerName: "scoring_worker", queueName: null, workerId: "w", limit: 1 });
+    await completeWorkerTask(db.sql, "typed-workers", task!.id, { workerId: "w", claimEpoch: task!.claimEpoch }, { score: "high" });
+    expect((await settle(id)).state).toBe("failed");
+    const { rows } = await db.sql.query("SELECT output FROM block_outputs WHERE instance_id = $1", [id]);
+    expect(rows).toEqual([{ output: { __error__: true, retryable: false, message: "output does not match the step's output_schema: /score: must be a number" } }]);
+  });
+});
+
 describe("coordination handlers: same tenant only, no existence oracle (D)", () => {
   const errorOf = async (id: string) => (await outputs(id)).find((o) => o.output?.__error__)?.output.message;
 

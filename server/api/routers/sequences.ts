@@ -5,6 +5,7 @@ import { storeParsedSequence } from "../../sequences.ts";
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { BUILTIN_HANDLERS, parseSequence } from "../../../engine/sequence/validate.ts";
+import { inputProblem } from "../../../engine/sequence/input-schema.ts";
 import type { TenantStore } from "../../../engine/storage/index.ts";
 import { InstanceContext } from "../../rest/context.ts";
 import { wireSequence } from "../../rest/wire.ts";
@@ -71,6 +72,8 @@ export const sequencesRouter = router({
       const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       const sequence = await store.getSequence(sequenceId);
       if (!sequence) throw notFound("sequence");
+      const problem = inputProblem((sequence.definition as { input_schema?: unknown }).input_schema, input.input);
+      if (problem) throw new AppError("unprocessable", problem, ["input"]);
       const { id } = await store.createInstance({
         namespace: sequence.namespace,
         sequenceId,

@@ -1,6 +1,7 @@
 // Instances (E.5-E.9): create one or a batch, read one, list, read outputs.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { inputProblem } from "../../../engine/sequence/input-schema.ts";
 import {
   INSTANCE_STATES, type InstanceFilter, type InstanceState, type NewInstance, type TenantStore,
 } from "../../../engine/storage/index.ts";
@@ -93,17 +94,24 @@ function newInstance(request: CreateInstanceRequest, at = ""): NewInstance {
   };
 }
 
-/** A foreign sequence is looked up in the acting tenant's rows only, so it is simply not found. */
-async function requireSequences(store: TenantStore, ids: readonly string[]): Promise<void> {
-  const unique = [...new Set(ids)];
-  const known = await store.existingSequenceIds(unique);
-  if (unique.some((id) => !known.has(id))) throw notFound("sequence");
+/**
+ * Each instance's sequence must be the acting tenant's (a foreign one is looked up in the tenant's
+ * own rows only, so it is simply not found, 404) and its context.data must match the sequence's
+ * input_schema (422). Nothing is created unless every instance passes.
+ */
+async function requireSequencesAndInput(store: TenantStore, instances: readonly NewInstance[], at: (index: number) => string): Promise<void> {
+  const schemas = await store.sequenceInputSchemas([...new Set(instances.map((instance) => instance.sequenceId))]);
+  if (instances.some((instance) => !schemas.has(instance.sequenceId))) throw notFound("sequence");
+  instances.forEach((instance, index) => {
+    const problem = inputProblem(schemas.get(instance.sequenceId), (instance.context as { data?: unknown }).data);
+    if (problem) throw new AppError("unprocessable", `${at(index)}${problem}`, ["context", "data"]);
+  });
 }
 
 export async function createInstance(context: RestContext<CreateInstanceRequest>): Promise<Response> {
   const store = requireStore(context);
   const instance = newInstance(context.body);
-  await requireSequences(store, [instance.sequenceId]);
+  await requireSequencesAndInput(store, [instance], () => "");
   const { id, deduplicated } = await store.createInstance(instance);
   return deduplicated ? json(200, { id, deduplicated: true }) : json(201, { id });
 }
@@ -116,7 +124,7 @@ export async function createInstanceBatch(context: RestContext<{ instances: Crea
   }
   const store = requireStore(context);
   const rows = instances.map((request, index) => newInstance(request, `instances[${index}]: `));
-  await requireSequences(store, rows.map((row) => row.sequenceId));
+  await requireSequencesAndInput(store, rows, (index) => `instances[${index}]: `);
   return json(201, { count: await store.createInstances(rows) });
 }
 
