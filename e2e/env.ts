@@ -12,6 +12,8 @@ export const E2E_SERVER_ENV = {
   BULKHEAD_DATA_DIR: ".data/e2e",
   BULKHEAD_PG_PORT: "54349",
   NEXT_TELEMETRY_DISABLED: "1",
+  // Warnings and errors only: a log line per step would bury a failing test's report in CI.
+  BULKHEAD_LOG_LEVEL: "warn",
   BULKHEAD_HTTP_ALLOW: `127.0.0.1:${E2E_VENDOR_PORT}`,
   // The per-tenant claim cap is on, as in a shared deployment: a tenant gets at most 8 instances
   // of one claim batch, so a flood cannot take a whole batch.

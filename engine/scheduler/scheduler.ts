@@ -5,7 +5,7 @@
 import type { EngineConfig } from "../config.ts";
 import { runTree, type PreflightInput, type PreflightOutcome, type RunEnd, type Signal } from "../exec/tree/run.ts";
 import { cancelWorkerTasks, findTaskResult, reapWorkerTasks } from "../storage/worker-tasks.ts";
-import { enqueueSignalIfActive, takePendingSignals, type PendingSignal } from "../storage/signals.ts";
+import { enqueueSignalIfActive, pendingSignals, type PendingSignal } from "../storage/signals.ts";
 import { isAppError } from "../errors.ts";
 import { childOutcome, createChildInstance, findSubSequence } from "../storage/children.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
@@ -270,7 +270,7 @@ export class Scheduler {
       abandonWorkerTasks: async (blockIds) => {
         await cancelWorkerTasks(db, claim.tenantId, claim.id, blockIds);
       },
-      takeSignals: async () => (await takePendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch)).map(toSignal),
+      takeSignals: async (applied) => (await pendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch, applied)).map(toSignal),
       breakers: {
         success: (handler) => this.breakers.recordSuccess(claim.tenantId, handler, this.now().getTime()),
         failure: (handler) => this.breakers.recordFailure(claim.tenantId, handler, this.now().getTime()),
@@ -412,6 +412,6 @@ const METRICS_PRUNE_MS = 3_600_000;
 
 function toSignal(signal: PendingSignal): Signal {
   return typeof signal.type === "string"
-    ? { type: signal.type, payload: signal.payload }
-    : { type: "custom", name: signal.type.custom, payload: signal.payload };
+    ? { id: signal.id, type: signal.type, payload: signal.payload }
+    : { id: signal.id, type: "custom", name: signal.type.custom, payload: signal.payload };
 }

@@ -75,6 +75,11 @@ export interface Progress {
    * scheduled, due now, instead of parked.
    */
   waitingOn?: string[];
+  /**
+   * The signals the run applied since its last commit: marked delivered by this write, so they
+   * are consumed exactly when what they did is stored, and left queued when the lease was lost.
+   */
+  signalsApplied?: string[];
 }
 
 const ENDED: readonly InstanceState[] = ["completed", "failed", "cancelled"];
@@ -106,6 +111,7 @@ export async function commitProgressBatch(db: Queryable & Connectable, batch: Pr
 
 function commitStatement(batch: Progress[]): pg.QueryConfig {
   const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
+  const applied = batch.flatMap((p) => (p.signalsApplied ?? []).map((id) => ({ id, instanceId: p.instanceId })));
   return {
     name: "commit_progress",
     text: `WITH raw AS (
@@ -161,6 +167,12 @@ function commitStatement(batch: Progress[]): pg.QueryConfig {
                       AS o(instance_id, block_id, output, output_ref, attempt, id)
                JOIN updated u ON u.id = o.instance_id
              RETURNING 1
+           ), delivered AS (
+             UPDATE signals s SET delivered = true, delivered_at = now()
+               FROM unnest($16::uuid[], $17::uuid[]) AS a(instance_id, id)
+               JOIN updated u ON u.id = a.instance_id
+              WHERE s.tenant_id = u.tenant_id AND s.instance_id = u.id AND s.id = a.id
+             RETURNING 1
            )
            SELECT id, tenant_id, state FROM updated`,
     values: [
@@ -172,6 +184,7 @@ function commitStatement(batch: Progress[]): pg.QueryConfig {
       // minted in order, so the rows of one commit read back in the order they were produced
       outputs.map(() => uuidv7()),
       batch.map((p) => JSON.stringify(p.waitingOn ?? [])),
+      applied.map((a) => a.instanceId), applied.map((a) => a.id),
     ],
   };
 }

@@ -19,7 +19,7 @@ import { instanceThroughput, listRecentFailures } from "./overview.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
 import { TenantPartitionRouter } from "./router.ts";
-import { enqueueSignalIfActive, takePendingSignals, type NewSignal } from "./signals.ts";
+import { enqueueSignalIfActive, type NewSignal } from "./signals.ts";
 import {
   getSequence, insertSequence, listHandlerNames, listSequences, sequenceInputSchemas, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
@@ -155,11 +155,6 @@ export class TenantStore {
   /** Queues a signal and wakes the instance; not found for a missing instance, 400 for a terminal one. */
   enqueueSignalIfActive(instanceId: string, signal: NewSignal) {
     return enqueueSignalIfActive(this.backend.pool, this.tenantId, instanceId, signal);
-  }
-
-  /** The undelivered signals, oldest first, each consumed once; with `leaseEpoch`, only under that lease. */
-  takePendingSignals(instanceId: string, leaseEpoch?: number) {
-    return takePendingSignals(this.backend.pool, this.tenantId, instanceId, leaseEpoch);
   }
 
   /** An F.2 transition (400 otherwise); leaving `running` fences out the lease holder. */

@@ -1,6 +1,6 @@
 // The signal queue (wire-format G): G.1 wire forms, enqueue refusals, the wake rules per state,
-// FIFO and consume-once (also with two takers racing), and the race against an engine that
-// finishes the instance while a signal is being sent.
+// FIFO reads, consumption by the run's commit only (a run that loses its lease leaves them
+// queued), and the race against an engine that finishes the instance while a signal is being sent.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -9,8 +9,9 @@ import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { AppError } from "../errors.ts";
 import type { InstanceState } from "./instances.ts";
 import {
-  decodeSignalType, enqueueSignalIfActive, signalTypeFromText, signalTypeToText, takePendingSignals, type SignalType,
+  decodeSignalType, enqueueSignalIfActive, pendingSignals, signalTypeFromText, signalTypeToText, type SignalType,
 } from "./signals.ts";
+import { commitProgress } from "./execution.ts";
 
 let db: TestDatabase;
 /** A second pool, so racing takers and senders really run on connections of their own. */
@@ -209,63 +210,83 @@ describe("wake rules", () => {
   });
 });
 
-describe("takePendingSignals", () => {
-  it("returns the signals oldest first, even many within one millisecond, and each only once", async () => {
+describe("pendingSignals", () => {
+  it("returns the signals oldest first, even many within one millisecond, without consuming them", async () => {
     const id = await instanceIn("running");
     const types: SignalType[] = ["pause", "resume", "update_context", { custom: "a" }, "cancel"];
     const sent: string[] = [];
     for (let round = 0; round < 5; round++) {
       for (const [index, type] of types.entries()) sent.push((await send(id, type, { round, index })).id);
     }
-    const taken = await takePendingSignals(db.sql, TENANT, id);
-    expect(taken.map((signal) => signal.id)).toEqual(sent);
-    expect(taken[7]).toEqual({ id: sent[7], type: "update_context", payload: { round: 1, index: 2 }, createdAt: expect.any(Date) });
-    const times = taken.map((signal) => signal.createdAt.getTime());
+    const read = await pendingSignals(db.sql, TENANT, id);
+    expect(read.map((signal) => signal.id)).toEqual(sent);
+    expect(read[7]).toEqual({ id: sent[7], type: "update_context", payload: { round: 1, index: 2 }, createdAt: expect.any(Date) });
+    const times = read.map((signal) => signal.createdAt.getTime());
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(new Set(times).size).toBe(times.length);
 
-    expect(await takePendingSignals(db.sql, TENANT, id)).toEqual([]);
+    // Still queued; the run leaves out what it has applied and not yet committed.
+    expect((await pendingSignals(db.sql, TENANT, id)).map((signal) => signal.id)).toEqual(sent);
+    expect((await pendingSignals(db.sql, TENANT, id, undefined, sent.slice(0, 20))).map((signal) => signal.id)).toEqual(sent.slice(20));
     const { rows } = await db.sql.query("SELECT DISTINCT delivered, delivered_at IS NOT NULL AS stamped FROM signals WHERE instance_id = $1", [id]);
-    expect(rows).toEqual([{ delivered: true, stamped: true }]);
-
-    const later = await send(id, "resume");
-    expect((await takePendingSignals(db.sql, TENANT, id)).map((signal) => signal.id)).toEqual([later.id]);
+    expect(rows).toEqual([{ delivered: false, stamped: false }]);
   });
 
   it("gives a null payload for a signal sent without one", async () => {
     const id = await instanceIn("running");
     await send(id, "pause", null);
-    expect((await takePendingSignals(db.sql, TENANT, id))[0]!.payload).toBeNull();
+    expect((await pendingSignals(db.sql, TENANT, id))[0]!.payload).toBeNull();
   });
 
-  it("takes nothing of another tenant's instance, and leaves its signals queued", async () => {
+  it("reads nothing of another tenant's instance", async () => {
     const foreign = await instanceIn("running", "globex");
     await send(foreign, "cancel", null, "globex");
-    expect(await takePendingSignals(db.sql, TENANT, foreign)).toEqual([]);
-    expect(await takePendingSignals(db.sql, "globex", foreign)).toHaveLength(1);
+    expect(await pendingSignals(db.sql, TENANT, foreign)).toEqual([]);
+    expect(await pendingSignals(db.sql, "globex", foreign)).toHaveLength(1);
   });
 
-  it("with a lease epoch, takes only while the instance runs under that lease", async () => {
+  it("with a lease epoch, reads only while the instance runs under that lease", async () => {
     const id = await instanceIn("running");
     await send(id, "pause");
-    expect(await takePendingSignals(db.sql, TENANT, id, 2)).toEqual([]);
+    expect(await pendingSignals(db.sql, TENANT, id, 2)).toEqual([]);
     await db.sql.query("UPDATE task_instances SET state = 'scheduled', next_fire_at = now() WHERE id = $1", [id]);
-    expect(await takePendingSignals(db.sql, TENANT, id, 3)).toEqual([]);
+    expect(await pendingSignals(db.sql, TENANT, id, 3)).toEqual([]);
     await db.sql.query("UPDATE task_instances SET state = 'running' WHERE id = $1", [id]);
-    expect(await takePendingSignals(db.sql, TENANT, id, 3)).toHaveLength(1);
+    expect(await pendingSignals(db.sql, TENANT, id, 3)).toHaveLength(1);
+  });
+});
+
+describe("consumed by the run's commit", () => {
+  const delivered = async (id: string) =>
+    (await db.sql.query("SELECT id FROM signals WHERE instance_id = $1 AND delivered AND delivered_at IS NOT NULL ORDER BY created_at, id", [id])).rows.map((r) => r.id);
+  const commit = (id: string, leaseEpoch: number, signalsApplied: string[]) =>
+    commitProgress(db.storage.backends.primary.pool, {
+      instanceId: id, tenantId: TENANT, leaseEpoch, state: "scheduled", cursor: {}, nextFireAt: new Date(), signalsApplied,
+    });
+
+  it("marks exactly the applied signals delivered, with the write of what they did", async () => {
+    const id = await instanceIn("running");
+    const first = await send(id, { custom: "one" });
+    const second = await send(id, { custom: "two" });
+    expect(await commit(id, 3, [first.id])).toBe(true);
+    expect(await delivered(id)).toEqual([first.id]);
+    expect((await pendingSignals(db.sql, TENANT, id)).map((signal) => signal.id)).toEqual([second.id]);
   });
 
-  it("consumes each signal once with two takers racing, each getting its signals in order", async () => {
-    for (let round = 0; round < 20; round++) {
-      const id = await instanceIn("running");
-      const sent: string[] = [];
-      for (let i = 0; i < 15; i++) sent.push((await send(id, { custom: String(i) })).id);
-      const takers = [db.sql, other, db.sql, other].map((pool) => takePendingSignals(pool, TENANT, id));
-      const results = (await Promise.all(takers)).map((signals) => signals.map((signal) => signal.id));
-      const all = results.flat();
-      expect(all.sort()).toEqual([...sent].sort());
-      for (const ids of results) expect(ids).toEqual(sent.filter((signalId) => ids.includes(signalId)));
-    }
+  it("leaves them queued for the next holder when the run lost its lease before committing", async () => {
+    const id = await instanceIn("running");
+    const signal = await send(id, "update_context", { data: { plan: "pro" } });
+    // The run read (and applied) it, then another engine took the instance over at epoch 4.
+    expect(await pendingSignals(db.sql, TENANT, id, 3)).toHaveLength(1);
+    await db.sql.query("UPDATE task_instances SET lease_epoch = 4, lease_owner = 'engine-b' WHERE id = $1", [id]);
+    expect(await commit(id, 3, [signal.id])).toBe(false);
+    expect(await delivered(id)).toEqual([]);
+    expect((await pendingSignals(db.sql, TENANT, id, 4)).map((pending) => pending.id)).toEqual([signal.id]);
+    // Another instance's signal named in a commit is never touched.
+    const neighbour = await instanceIn("running");
+    const theirs = await send(neighbour, "pause");
+    expect(await commit(id, 4, [theirs.id])).toBe(true);
+    expect(await delivered(neighbour)).toEqual([]);
   });
 });
 

@@ -125,35 +125,29 @@ export async function enqueueSignalIfActive(db: Connectable, tenantId: string, i
   });
 }
 
-// One statement: rows are locked, marked delivered and returned together, so two engines racing
-// for one queue never both get a signal. No SKIP LOCKED: a loser waits, then finds the rows
-// delivered and skips them, and can never take a later signal ahead of an earlier one.
-const TAKE_PENDING = `
-WITH due AS (
-  SELECT id FROM signals
-   WHERE tenant_id = $1 AND instance_id = $2 AND NOT delivered
-     AND ($3::bigint IS NULL OR EXISTS (
-           SELECT 1 FROM task_instances
-            WHERE tenant_id = $1 AND id = $2 AND state = 'running' AND lease_epoch = $3))
-   ORDER BY created_at, id
-   FOR UPDATE
-), taken AS (
-  UPDATE signals s SET delivered = true, delivered_at = now()
-    FROM due WHERE s.id = due.id
-  RETURNING s.id, s.signal_type, s.payload, s.created_at
-)
-SELECT id, signal_type, payload, created_at FROM taken ORDER BY created_at, id`;
+// Reading the queue does not consume it: the run's next commit marks what it applied as
+// delivered, in the statement that writes what the signals did (commitProgressBatch). A run that
+// dies or loses its lease before that commit leaves them queued for the instance's next holder.
+const PENDING = `
+SELECT id, signal_type, payload, created_at FROM signals
+ WHERE tenant_id = $1 AND instance_id = $2 AND NOT delivered AND NOT (id = ANY($4::uuid[]))
+   AND ($3::bigint IS NULL OR EXISTS (
+         SELECT 1 FROM task_instances
+          WHERE tenant_id = $1 AND id = $2 AND state = 'running' AND lease_epoch = $3))
+ ORDER BY created_at, id`;
 
 /**
- * Takes the instance's undelivered signals, oldest first, marking them delivered. With
- * `leaseEpoch`, only while the instance is running under that lease: an engine that lost its
- * lease takes nothing, leaving the signals to the instance's new holder.
+ * The instance's undelivered signals, oldest first, but those in `applied` (taken by this run,
+ * not yet committed). With `leaseEpoch`, only while the instance is running under that lease:
+ * an engine that lost its lease gets nothing.
  */
-export async function takePendingSignals(db: Queryable, tenantId: string, instanceId: string, leaseEpoch?: number): Promise<PendingSignal[]> {
+export async function pendingSignals(
+  db: Queryable, tenantId: string, instanceId: string, leaseEpoch?: number, applied: readonly string[] = [],
+): Promise<PendingSignal[]> {
   const { rows } = await db.query<{ id: string; signal_type: string; payload: unknown; created_at: Date }>({
-    name: "take_pending_signals",
-    text: TAKE_PENDING,
-    values: [tenantId, instanceId, leaseEpoch ?? null],
+    name: "pending_signals",
+    text: PENDING,
+    values: [tenantId, instanceId, leaseEpoch ?? null, applied],
   });
   return rows.map((row) => ({ id: row.id, type: signalTypeFromText(row.signal_type), payload: row.payload ?? null, createdAt: row.created_at }));
 }

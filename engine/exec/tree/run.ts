@@ -52,7 +52,7 @@ export type RunEnd = Settled | "paused" | "scheduled" | "deferred" | "waiting" |
 
 export type WorkerResult = { state: "pending" | "claimed" } | { state: "completed"; output: unknown } | { state: "failed"; message: string; retryable: boolean };
 
-export type Signal = { type: "pause" | "resume" | "cancel" | "update_context"; payload: unknown } | { type: "custom"; name: string; payload: unknown };
+export type Signal = { id: string; payload: unknown } & ({ type: "pause" | "resume" | "cancel" | "update_context" } | { type: "custom"; name: string });
 
 export interface TreeRunDeps {
   db: Pick<pg.Pool, "query" | "connect">;
@@ -64,7 +64,8 @@ export interface TreeRunDeps {
   /** Deletes the worker tasks of abandoned blocks (race losers, loop resets, cancellation). */
   abandonWorkerTasks: (blockIds: string[]) => Promise<void>;
   /** Pending signals of this instance, taken (consumed) in arrival order. */
-  takeSignals: () => Promise<Signal[]>;
+  /** The queued signals but those in `applied`; reading does not consume them (the commit does). */
+  takeSignals: (applied: readonly string[]) => Promise<Signal[]>;
   /** The (tenant, handler) circuit breakers: every outcome of a dispatched handler counts. */
   breakers: { success: (handler: string) => void; failure: (handler: string) => void };
   /** sub_sequence: the child's sequence, its creation, and how it ended. */
@@ -125,11 +126,16 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
   let unsavedStep = false;
 
   const env = (): Env => ({ cursor: tree, context, outputs, instanceId: claim.id, now: deps.now(), newOutputs: [], abandoned: [], cancelledChildren: [], dataPatch });
+  /** Signals applied but not yet committed: the next commit consumes them. */
+  let applied: string[] = [];
   const commit = async (state: Commit["state"], extra: Partial<Commit> = {}) => {
     const changed = Object.keys(dataPatch.set).length > 0 || dataPatch.unset.length > 0;
-    const written = await deps.commit({ ...fence, state, cursor, outputs: unsaved, ...(changed ? { dataPatch } : {}), ...extra });
+    const signalsApplied = applied;
+    const written = await deps.commit({ ...fence, state, cursor, outputs: unsaved, signalsApplied, ...(changed ? { dataPatch } : {}), ...extra });
     unsaved = [];
     dataPatch = { set: {}, unset: [] };
+    // The poller may have applied more while this commit was written: those wait for the next.
+    applied = applied.filter((id) => !signalsApplied.includes(id));
     return written;
   };
   const mergeData = (values: Record<string, unknown>) => {
@@ -138,7 +144,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
 
   // Signals (G.2): at the start, then every 250 ms while steps run.
   const applySignals = async (): Promise<void> => {
-    for (const signal of await deps.takeSignals()) {
+    for (const signal of await deps.takeSignals(applied)) {
+      // Two reads in flight at once (the poller, the start) may both return a signal.
+      if (applied.includes(signal.id)) continue;
+      applied.push(signal.id);
       if (signal.type === "cancel") {
         if (cursor.cleanup) continue; // the cleanup tree runs to its end
         const pass = env();

@@ -317,6 +317,23 @@ describe("signals (G)", () => {
   });
 });
 
+describe("signals survive a lost lease (G)", () => {
+  it("a signal the run applied but never committed is applied by the instance's next holder", async () => {
+    const id = await run([sleep("wait", 1500), step("say", "log", { message: "{{ context.data.plan }}" })], { keep: 1 });
+    await waitFor(id, "running");
+    await enqueueSignalIfActive(db.sql, "acme", id, { type: "update_context", payload: { data: { plan: "pro" } } });
+    await new Promise((resolve) => setTimeout(resolve, 700)); // the run's poller (every 250 ms) has applied it
+    // Another engine's reaper takes the instance over: the first run's lease is gone, its work unsaved.
+    await db.sql.query("UPDATE task_instances SET lease_epoch = lease_epoch + 1, state = 'scheduled', next_fire_at = now(), lease_owner = NULL WHERE id = $1", [id]);
+    const done = await settle(id);
+    expect(done.state).toBe("completed");
+    expect(done.context.data).toEqual({ keep: 1, plan: "pro" });
+    expect((await outputs(id)).find((o) => o.block_id === "say")!.output.message).toBe("pro");
+    const { rows } = await db.sql.query("SELECT delivered FROM signals WHERE instance_id = $1", [id]);
+    expect(rows).toEqual([{ delivered: true }]);
+  });
+});
+
 describe("human input (A.3 wait_for_input, human_review)", () => {
   const answer = (id: string, blockId: string, payload: unknown) =>
     enqueueSignalIfActive(db.sql, "acme", id, { type: { custom: `human_input:${blockId}` }, payload });
