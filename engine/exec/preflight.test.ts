@@ -23,8 +23,8 @@ describe("checkDeadline", () => {
   it("fails once the deadline has passed since the first start, across retries", () => {
     const s = step({ deadline: 60_000 });
     expect(checkDeadline(s, started, utc("2026-11-30T10:00:59.999Z"))).toEqual(PROCEED);
-    expect(checkDeadline(s, started, utc("2026-11-30T10:01:00Z"))).toEqual({ kind: "fail", message: "deadline exceeded" });
-    expect(checkDeadline(s, started, utc("2026-11-30T12:00:00Z"))).toEqual({ kind: "fail", message: "deadline exceeded" });
+    expect(checkDeadline(s, started, utc("2026-11-30T10:01:00Z"))).toEqual({ kind: "fail", message: "deadline exceeded", deadline: true });
+    expect(checkDeadline(s, started, utc("2026-11-30T12:00:00Z"))).toEqual({ kind: "fail", message: "deadline exceeded", deadline: true });
   });
 });
 
@@ -223,7 +223,7 @@ describe("runPreflight", () => {
     const { calls, db } = recordingDb({ budget: { retryAt: utc("2026-11-30T11:00:00Z") } });
     const s = step({ deadline: 1000, delay: { duration: 60_000 }, rate_limit_key: "sms" });
     const decision = await runPreflight({ ...base, db, step: s, startedAt: utc("2026-11-30T09:00:00Z") });
-    expect(decision).toEqual({ kind: "fail", message: "deadline exceeded" });
+    expect(decision).toEqual({ kind: "fail", message: "deadline exceeded", deadline: true });
     expect(calls).toEqual([]);
   });
 

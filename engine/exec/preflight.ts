@@ -13,7 +13,8 @@ export type DeferReason = "delay" | "send_window" | "rate_limit" | "budget" | "b
 export type PreflightDecision =
   | { kind: "proceed" }
   | { kind: "defer"; until: Date; reason: DeferReason }
-  | { kind: "fail"; message: string };
+  /** `deadline`: the step's deadline has passed (its on_deadline_breach handler is due). */
+  | { kind: "fail"; message: string; deadline?: true };
 
 const PROCEED: PreflightDecision = { kind: "proceed" };
 
@@ -31,7 +32,7 @@ function defer(until: Date | number, reason: DeferReason): PreflightDecision {
 export function checkDeadline(step: StepBlock, stepStartedAt: Date | null | undefined, now: Date): PreflightDecision {
   if (step.deadline === undefined || !stepStartedAt) return PROCEED;
   const breached = now.getTime() - stepStartedAt.getTime() >= step.deadline;
-  return breached ? { kind: "fail", message: "deadline exceeded" } : PROCEED;
+  return breached ? { kind: "fail", message: "deadline exceeded", deadline: true } : PROCEED;
 }
 
 // ---------------------------------------------------------------- delay

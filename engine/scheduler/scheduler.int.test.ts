@@ -255,6 +255,41 @@ describe("pre-flight, asserted on the instance", () => {
   });
 });
 
+describe("on_deadline_breach (A.3)", () => {
+  it("runs the escalation handler once, recording its answer under _sla:<step>, and the step still fails", async () => {
+    const retry = { max_attempts: 10, initial_backoff: 300, max_backoff: 300 };
+    const escalate = { handler: "log", params: { message: "late: {{ context.data.order }}" } };
+    const seq = await insertSequence(db, "esc", [
+      step("late", "fail", { retryable: true }, { deadline: 100, retry, on_deadline_breach: escalate }),
+    ]);
+    const [id] = await insertInstancesOf(db, "esc", seq, 1, { data: { order: "A-17" }, config: null });
+    await startScheduler();
+    const failed = await until(() => instance(id!), (i) => i.state === "failed");
+    expect(failed.state).toBe("failed");
+    expect(await outputs(id!)).toEqual([
+      { block_id: "_sla:late", output: { message: "late: A-17" }, output_ref: null, attempt: 1 },
+      { block_id: "late", output: { __error__: true, retryable: false, message: "deadline exceeded" }, output_ref: "__error__", attempt: 1 },
+    ]);
+  });
+
+  it("records an escalation handler it cannot run instead of queueing it", async () => {
+    const seq = await insertSequence(db, "esc2", [
+      step("late", "fail", { retryable: true }, {
+        deadline: 100, retry: { max_attempts: 5, initial_backoff: 300, max_backoff: 300 }, on_deadline_breach: { handler: "pager_worker", params: null },
+      }),
+    ]);
+    const [id] = await insertInstancesOf(db, "esc2", seq);
+    await startScheduler();
+    await until(() => instance(id!), (i) => i.state === "failed");
+    const sla = (await outputs(id!)).filter((o) => o.block_id === "_sla:late");
+    expect(sla).toEqual([
+      { block_id: "_sla:late", output: { __error__: true, retryable: false, message: "escalation handler not found: pager_worker" }, output_ref: null, attempt: 1 },
+    ]);
+    const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM worker_tasks WHERE instance_id = $1", [id]);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
 describe("fencing", () => {
   it("rejects a write with a stale lease epoch and changes nothing", async () => {
     const seq = await insertSequence(db, "acme", [step("a", "noop")]);

@@ -6,7 +6,7 @@
 import type pg from "pg";
 import type { HandlerRegistry } from "../../handlers/registry.ts";
 import type { Logger } from "../../logger.ts";
-import type { Block, Sequence, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
+import type { Block, HandlerCall, Sequence, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
 import { inputProblem } from "../../sequence/input-schema.ts";
 import { schemaViolation } from "../../sequence/json-schema.ts";
 import { resolveTemplates } from "../../sequence/template.ts";
@@ -31,7 +31,7 @@ export type PreflightOutcome =
   /** `handler`: the breaker chose the step's fallback handler over its open primary. */
   | { kind: "proceed"; handler?: string }
   | { kind: "defer"; until: Date; reason: string }
-  | { kind: "fail"; message: string };
+  | { kind: "fail"; message: string; deadline?: true };
 
 export interface PreflightInput {
   step: StepBlock;
@@ -97,6 +97,8 @@ interface InFlight {
 }
 
 const SIGNAL_POLL_MS = 250;
+/** Block id of the output an on_deadline_breach escalation records (B.1 hides `_sla:*` from `outputs`). */
+export const SLA_OUTPUT_PREFIX = "_sla:";
 
 export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence: Sequence, deps: TreeRunDeps): Promise<RunEnd> {
   const fence = { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch };
@@ -345,6 +347,34 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
     return { kind: "interrupted", why: "lease_lost" };
   }
 
+  /**
+   * A.3 on_deadline_breach: the escalation handler runs once, best effort, before the step fails;
+   * what it answered (or why it could not run) is recorded under `_sla:<step id>`. In-process
+   * handlers only: an unknown name is recorded as not found rather than queued for a worker.
+   */
+  async function escalateDeadline(step: StepBlock, call: HandlerCall, attempt: number, cancelled: AbortSignal): Promise<void> {
+    const blockId = `${SLA_OUTPUT_PREFIX}${step.id}`;
+    const record = (output: unknown) => unsaved.push({ blockId, output, attempt });
+    const handler = deps.handlers.get(call.handler);
+    if (!handler) return void record({ __error__: true, retryable: false, message: `escalation handler not found: ${call.handler}` });
+    let params: unknown;
+    try {
+      params = resolveTemplates(call.params, scopeOf(env()));
+    } catch (error) {
+      return void record({ __error__: true, retryable: false, message: (error as Error).message });
+    }
+    const result = await invokeHandler(
+      handler,
+      {
+        tenantId: claim.tenantId, instanceId: claim.id, blockId: step.id, attempt, params,
+        context: visibleContext(context, step.context_access) as HandlerInput["context"], log: deps.log.child({ block_id: blockId }),
+      },
+      { timeoutMs: step.timeout, interrupt: AbortSignal.any([deps.interrupt, cancelled]) },
+    );
+    if (result.kind === "success") record(result.output);
+    else if (result.kind === "failure") record({ __error__: true, retryable: result.retryable, message: result.message });
+  }
+
   async function execute(step: StepBlock, state: NodeState, attempt: number, cancelled: AbortSignal): Promise<StepResult> {
     const now = deps.now();
     const decision = await deps.preflight({
@@ -352,7 +382,10 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
       attempt, reachedAt: new Date(state.reachedAt ?? now), startedAt: state.startedAt ? new Date(state.startedAt) : null,
     });
     if (decision.kind === "defer") return { kind: "deferred", until: decision.until, reason: decision.reason };
-    if (decision.kind === "fail") return { kind: "failure", retryable: false, message: decision.message };
+    if (decision.kind === "fail") {
+      if (decision.deadline && step.on_deadline_breach) await escalateDeadline(step, step.on_deadline_breach, attempt, cancelled);
+      return { kind: "failure", retryable: false, message: decision.message };
+    }
     state.startedAt ??= now.toISOString();
 
     let params: unknown;
