@@ -7,7 +7,7 @@ import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { createLogger } from "../logger.ts";
 import { setBudget } from "../storage/budgets.ts";
-import { commitProgress } from "../storage/execution.ts";
+import { commitProgress, loadLatestOutputs } from "../storage/execution.ts";
 import { setRateLimitPolicy } from "../storage/rate-limits.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
 
@@ -270,6 +270,8 @@ describe("on_deadline_breach (A.3)", () => {
       { block_id: "_sla:late", output: { message: "late: A-17" }, output_ref: null, attempt: 1 },
       { block_id: "late", output: { __error__: true, retryable: false, message: "deadline exceeded" }, output_ref: "__error__", attempt: 1 },
     ]);
+    // B.1: templates' `outputs` never see the engine's _sla record.
+    expect(Object.keys(await loadLatestOutputs(db.sql, "esc", id!))).toEqual(["late"]);
   });
 
   it("records an escalation handler it cannot run instead of queueing it", async () => {

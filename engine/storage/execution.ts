@@ -200,7 +200,7 @@ export async function loadLatestOutputs(db: Queryable, tenantId: string, instanc
     name: "load_latest_outputs",
     text: `SELECT DISTINCT ON (block_id) block_id, output FROM block_outputs
             WHERE tenant_id = $1 AND instance_id = $2 AND (output_ref IS NULL OR output_ref NOT IN ('__in_progress__', '__retry__'))
-              AND block_id NOT LIKE '\_sla:%' AND block_id NOT LIKE '\_interceptor:%'  -- B.1: engine records, not block outputs
+              AND block_id NOT LIKE '\\_sla:%' AND block_id NOT LIKE '\\_interceptor:%'  -- B.1: engine records, not block outputs
             ORDER BY block_id, created_at DESC, id DESC`,
     values: [tenantId, instanceId],
   });
