@@ -270,7 +270,7 @@ export class Scheduler {
       abandonWorkerTasks: async (blockIds) => {
         await cancelWorkerTasks(db, claim.tenantId, claim.id, blockIds);
       },
-      takeSignals: async (applied) => (await pendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch, applied)).map(toSignal),
+      readSignals: async (applied) => (await pendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch, applied)).map(toSignal),
       breakers: {
         success: (handler) => this.breakers.recordSuccess(claim.tenantId, handler, this.now().getTime()),
         failure: (handler) => this.breakers.recordFailure(claim.tenantId, handler, this.now().getTime()),

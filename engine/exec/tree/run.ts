@@ -63,9 +63,8 @@ export interface TreeRunDeps {
   workerResult: (taskId: string) => Promise<WorkerResult | null>;
   /** Deletes the worker tasks of abandoned blocks (race losers, loop resets, cancellation). */
   abandonWorkerTasks: (blockIds: string[]) => Promise<void>;
-  /** Pending signals of this instance, taken (consumed) in arrival order. */
-  /** The queued signals but those in `applied`; reading does not consume them (the commit does). */
-  takeSignals: (applied: readonly string[]) => Promise<Signal[]>;
+  /** The instance's queued signals in arrival order, but those in `applied`; reading does not consume them (the commit does). */
+  readSignals: (applied: readonly string[]) => Promise<Signal[]>;
   /** The (tenant, handler) circuit breakers: every outcome of a dispatched handler counts. */
   breakers: { success: (handler: string) => void; failure: (handler: string) => void };
   /** sub_sequence: the child's sequence, its creation, and how it ended. */
@@ -146,7 +145,7 @@ export async function runTree(claim: ClaimedInstance, row: ClaimedRow, sequence:
 
   // Signals (G.2): at the start, then every 250 ms while steps run.
   const applySignals = async (): Promise<void> => {
-    for (const signal of await deps.takeSignals(applied)) {
+    for (const signal of await deps.readSignals(applied)) {
       // Two reads in flight at once (the poller, the start) may both return a signal.
       if (applied.includes(signal.id)) continue;
       applied.push(signal.id);
