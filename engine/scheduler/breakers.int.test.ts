@@ -160,7 +160,8 @@ describe("fleet convergence", () => {
     const first = await engine();
     const second = await engine();
     const seq = await insertSequence(db, "fleet", [call("c", "/fail")]);
-    await insertInstancesOf(db, "fleet", seq, 5);
+    // Threshold 5 per process: with 10 failures split between the two engines, one sees 5.
+    await insertInstancesOf(db, "fleet", seq, 10);
     await until(async () => first.breakers.isOpen("fleet", "http_request") || second.breakers.isOpen("fleet", "http_request"));
     const opened = Date.now();
     await until(async () => first.breakers.isOpen("fleet", "http_request") && second.breakers.isOpen("fleet", "http_request"), 5_000);
