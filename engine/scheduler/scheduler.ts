@@ -314,25 +314,24 @@ export class Scheduler {
    * rows were copied (or deleted). On failure the counts are kept for the next try.
    */
   async flushMetrics(options: { final?: boolean } = {}): Promise<void> {
-    const byBackend = new Map<string, MetricRow[]>();
+    const byBackend = new Map<string, { backend: Backend; rows: MetricRow[] }>();
     const held: MetricRow[] = [];
     for (const row of this.metrics.drain()) {
       const home = this.metricsHome(row.tenantId, options.final === true);
       if (home === "hold") held.push(row);
-      else if (home !== null) {
-        const rows = byBackend.get(home) ?? [];
-        byBackend.set(home, rows);
-        rows.push(row);
+      else if (home) {
+        const group = byBackend.get(home.id) ?? { backend: home, rows: [] };
+        byBackend.set(home.id, group);
+        group.rows.push(row);
       }
     }
     this.metrics.restore(held);
-    await Promise.all([...byBackend].map(async ([backendId, rows]) => {
+    await Promise.all([...byBackend.values()].map(async ({ backend, rows }) => {
       try {
-        const pool = backendId === this.deps.backend.id ? this.deps.backend.pool : this.deps.backends!.get(backendId).pool;
-        await writeTenantMetrics(pool, rows);
+        await writeTenantMetrics(backend.pool, rows);
       } catch (error) {
         this.metrics.restore(rows);
-        this.deps.log.warn({ err: error, backend_id: backendId }, "could not write tenant metrics");
+        this.deps.log.warn({ err: error, backend_id: backend.id }, "could not write tenant metrics");
       }
     }));
   }
@@ -342,14 +341,14 @@ export class Scheduler {
    * this is the last flush before the process stops); null when no backend of this process
    * serves it, and they are dropped.
    */
-  private metricsHome(tenantId: string, final: boolean): string | "hold" | null {
+  private metricsHome(tenantId: string, final: boolean): Backend | "hold" | null {
     const view = this.deps.tenants;
-    if (!view) return this.deps.backend.id;
+    if (!view) return this.deps.backend;
     const placement = view.placementOf(tenantId);
     if (!placement) return null;
     if (placement.quiescedAt !== null && !final) return "hold";
-    if (placement.backendId === this.deps.backend.id) return placement.backendId;
-    return this.deps.backends?.has(placement.backendId) ? placement.backendId : null;
+    if (placement.backendId === this.deps.backend.id) return this.deps.backend;
+    return this.deps.backends?.has(placement.backendId) ? this.deps.backends.get(placement.backendId) : null;
   }
 
   private count(end: RunEnd | "error"): void {
