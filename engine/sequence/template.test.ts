@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors.ts";
 import type { Scope } from "./paths.ts";
@@ -455,17 +454,55 @@ describe("bounded work on hostile templates", () => {
   });
 });
 
-describe("sha256Hex (synchronous, so resolution stays synchronous)", () => {
-  it("matches node:crypto on every padding boundary and a multi-megabyte input", () => {
-    for (let length = 0; length <= 200; length++) {
-      const bytes = Uint8Array.from({ length }, (_, index) => (index * 31 + length) & 0xff);
-      expect(sha256Hex(bytes)).toBe(createHash("sha256").update(bytes).digest("hex"));
-    }
-    const large = new Uint8Array(3 * 1024 * 1024 + 7).fill(0x61);
-    expect(sha256Hex(large)).toBe(createHash("sha256").update(large).digest("hex"));
+// Known answers from outside Node (FIPS 180-2 examples; coreutils `sha256sum` and `base64` for the
+// UTF-8 text), so they check the platform code rather than restate it.
+const NON_ASCII = "日本語 ✓ 😀 ñ";
+
+describe("sha256Hex and base64 against known vectors", () => {
+  it.each<[string, Uint8Array, string]>([
+    ["empty", new Uint8Array(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
+    ["abc", new TextEncoder().encode("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
+    [
+      "448-bit message",
+      new TextEncoder().encode("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    ],
+    ["one million a", new Uint8Array(1_000_000).fill(0x61), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"],
+    ["non-ASCII UTF-8", new TextEncoder().encode(NON_ASCII), "4e53aad3efcefea84c7d09508a97c43a5cf3439cd885f78082cc392c9e1bc885"],
+  ])("sha256Hex(%s)", (_, bytes, hex) => {
+    expect(sha256Hex(bytes)).toBe(hex);
   });
 
-  it("hashes the UTF-8 bytes of the text", () => {
-    expect(resolve("{{ data.unicode | hash('sha256') }}")).toBe(createHash("sha256").update("héllo wörld", "utf8").digest("hex"));
+  it("hashes only the bytes a view covers", () => {
+    const framed = new TextEncoder().encode("xxabcxx");
+    expect(sha256Hex(framed.subarray(2, 5))).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
+
+  it("filters hash and encode the UTF-8 bytes of the text", () => {
+    const at = scope({ context: { data: { text: NON_ASCII, hello: "héllo wörld" }, config: {} } });
+    expect(resolve("{{ context.data.text | hash('sha256') }}", at)).toBe("4e53aad3efcefea84c7d09508a97c43a5cf3439cd885f78082cc392c9e1bc885");
+    expect(resolve("{{ context.data.hello | hash('SHA256') }}", at)).toBe("a1003f7d04a4115711d0b48a2eaf1359ce565d2d2a6fd65098dfcffadeeef59f");
+    expect(resolve("{{ context.data.text | base64 }}", at)).toBe("5pel5pys6KqeIOKckyDwn5iAIMOx");
+    expect(resolve("{{ context.data.text | base64 | base64_decode }}", at)).toBe(NON_ASCII);
+    expect(resolve("{{ context.data.missing | '5pel5pys6KqeIOKckyDwn5iAIMOx' | base64_decode }}", at)).toBe(NON_ASCII);
+  });
+
+  it.each<[string, string]>([
+    ["aGk=", "hi"],
+    ["aGk", "hi"],
+    ["aA==", "h"],
+    ["aA", "h"],
+    ["", ""],
+    ["77u/aGk=", "hi"], // TextDecoder drops a leading byte order mark
+  ])("base64_decode(%j) → %j", (encoded, text) => {
+    expect(resolve(`{{ data.missing | '${encoded}' | base64_decode }}`)).toBe(text);
+  });
+
+  // Buffer's own decoder would accept every one of these; the filter must not.
+  it.each(["aGk-", "aGk_", "aG k", "aG\tk", "a=Gk", "aGk==", "aA=", "=", "==", "====", "aGk=aGk=", "aGké"])(
+    "base64_decode(%j) is an error",
+    (encoded) => {
+      expect(rejection(() => resolve(`{{ data.missing | '${encoded}' | base64_decode }}`)).message).toContain("not valid base64");
+    },
+  );
 });

@@ -3,11 +3,12 @@
 // can backtrack, and every loop is bounded by the limits below, so a hostile template costs linear
 // time and bounded memory.
 //
-// Synchronous on purpose: `hash('sha256')` uses the small SHA-256 at the bottom of this file instead
-// of Web Crypto, whose digest is async only. An async resolver would make every caller async (the
-// step pipeline, the editor's live preview) for one rarely used filter.
-//
-// No Node-only imports: the editor runs this in the browser.
+// Node-only: `hash('sha256')` and `base64` use node:crypto and Buffer. Web Crypto would run in a
+// browser too, but its digest is async, and an async resolver would make every caller (the step
+// pipeline) async for one rarely used filter. Nothing bundled for the browser imports this module:
+// the sequence editor checks sequences with validate.ts, which does not reach it. A browser caller
+// would need a synchronous SHA-256 of its own.
+import { createHash } from "node:crypto";
 import { AppError } from "../errors.ts";
 import {
   charCount, isTemplateRoot, jsonText, lengthOf, resolveTemplatePath, toNumber, utf8Length, finiteOrNull, type Scope,
@@ -524,102 +525,25 @@ function urlEncode(text: string): string {
   return out;
 }
 
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const SEXTET = new Int8Array(128).fill(-1);
-for (let index = 0; index < BASE64.length; index++) SEXTET[BASE64.charCodeAt(index)] = index;
-
-/** Standard alphabet with padding; hand-written because btoa takes Latin-1 strings, not bytes. */
+/** Standard alphabet with padding. */
 function base64Encode(bytes: Uint8Array): string {
-  const out: string[] = [];
-  for (let index = 0; index < bytes.length; index += 3) {
-    const a = bytes[index] as number;
-    const b = bytes[index + 1];
-    const c = bytes[index + 2];
-    const triple = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-    out.push(
-      BASE64[(triple >> 18) & 63] as string,
-      BASE64[(triple >> 12) & 63] as string,
-      b === undefined ? "=" : (BASE64[(triple >> 6) & 63] as string),
-      c === undefined ? "=" : (BASE64[triple & 63] as string),
-    );
-  }
-  return out.join("");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
-/** Standard alphabet; padding optional; anything else (whitespace, URL-safe letters) is invalid. */
+const BASE64_BODY = /^[A-Za-z0-9+/]*$/;
+
+/**
+ * Standard alphabet; padding optional; anything else (whitespace, URL-safe letters) is invalid.
+ * Checked here because Buffer's decoder skips characters it does not know and accepts `-` and `_`.
+ */
 function base64Decode(text: string): Uint8Array | undefined {
   const body = text.endsWith("==") ? text.slice(0, -2) : text.endsWith("=") ? text.slice(0, -1) : text;
   if (body.length % 4 === 1 || (body.length !== text.length && text.length % 4 !== 0)) return undefined;
-  const bytes = new Uint8Array(Math.floor((body.length * 3) / 4));
-  let buffer = 0;
-  let bits = 0;
-  let at = 0;
-  for (let index = 0; index < body.length; index++) {
-    const code = body.charCodeAt(index);
-    const sextet = code < 128 ? (SEXTET[code] as number) : -1;
-    if (sextet === -1) return undefined;
-    buffer = ((buffer << 6) | sextet) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes[at++] = (buffer >> bits) & 0xff;
-    }
-  }
-  return bytes;
+  if (!BASE64_BODY.test(body)) return undefined;
+  return Buffer.from(body, "base64");
 }
-
-// ---- SHA-256 (FIPS 180-4), synchronous; see the note at the top of the file ----
-
-const K = new Uint32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
-
-const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
 
 /** Lowercase hex SHA-256 of `bytes`. */
 export function sha256Hex(bytes: Uint8Array): string {
-  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-  // Message, the 0x80 marker, zero padding, and the 64-bit big-endian bit length.
-  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
-  padded.set(bytes);
-  padded[bytes.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bytes.length / 0x20000000));
-  view.setUint32(padded.length - 4, (bytes.length * 8) >>> 0);
-  const w = new Uint32Array(64);
-  for (let block = 0; block < padded.length; block += 64) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block + t * 4);
-    for (let t = 16; t < 64; t++) {
-      const x = w[t - 15] as number;
-      const y = w[t - 2] as number;
-      const s0 = rotr(x, 7) ^ rotr(x, 18) ^ (x >>> 3);
-      const s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10);
-      w[t] = ((w[t - 16] as number) + s0 + (w[t - 7] as number) + s1) >>> 0;
-    }
-    let a = h[0] as number, b = h[1] as number, c = h[2] as number, d = h[3] as number;
-    let e = h[4] as number, f = h[5] as number, g = h[6] as number, hh = h[7] as number;
-    for (let t = 0; t < 64; t++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + (K[t] as number) + (w[t] as number)) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = (d + t1) >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) >>> 0;
-    }
-    // Uint32Array stores modulo 2^32.
-    const sums = [a, b, c, d, e, f, g, hh];
-    for (let index = 0; index < 8; index++) h[index] = (h[index] as number) + (sums[index] as number);
-  }
-  return Array.from(h, (word) => word.toString(16).padStart(8, "0")).join("");
+  return createHash("sha256").update(bytes).digest("hex");
 }
