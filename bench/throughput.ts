@@ -61,7 +61,7 @@ async function bulkhead(url: string, n: number, metrics = true): Promise<{ perSe
   const total = Math.ceil(n / T) * T;
   const started = performance.now();
   // As engine/main.ts wires it: the scheduler claims only tenants placed on its backend.
-  const tenants = new TenantView(backend.pool, createLogger("bench", "warn"));
+  const tenants = new TenantView(storage, createLogger("bench", "warn"));
   await tenants.start();
   const scheduler = new Scheduler({
     backend, handlers: createBuiltInHandlers({ httpAllow: [] }), config, log: createLogger("bench", "warn"), ownerId: "bench", metrics, tenants,

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const ownerId = `${os.hostname()}:${process.pid}`;
 
   // One copy of the placements for every scheduler: each claims only its backend's tenants.
-  const tenantView = new TenantView(storage.backends.primary.pool, log);
+  const tenantView = new TenantView(storage, log);
   await tenantView.start();
   const schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);

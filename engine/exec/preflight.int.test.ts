@@ -4,6 +4,7 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { StepBlock, type BlockInput } from "../sequence/schema.ts";
 import { setBudget } from "../storage/budgets.ts";
 import { setRateLimitPolicy } from "../storage/rate-limits.ts";
+import { asTenantId, RunStore } from "../storage/index.ts";
 import { runPreflight } from "./preflight.ts";
 
 let db: TestDatabase;
@@ -29,8 +30,10 @@ async function slotsTaken(tenantId: string, key: string): Promise<number> {
   return rows[0]!.n;
 }
 
-const run = (tenantId: string, fields: StepFields, at = now) =>
-  runPreflight({ step: step(fields), timezone: "UTC", reachedAt: now, startedAt: null, tenantId, instanceId: "i-1", db: db.sql, now: at });
+const run = (tenantId: string, fields: StepFields, at = now) => {
+  const reservations = new RunStore({ id: "primary", pool: db.sql }, { id: "i-1", tenantId: asTenantId(tenantId), leaseEpoch: 1, dueAt: now });
+  return runPreflight({ step: step(fields), timezone: "UTC", reachedAt: now, startedAt: null, instanceId: "i-1", reservations, now: at });
+};
 
 describe("runPreflight reservations", () => {
   it("a proceeding step takes one budget step and one rate-limit unit", async () => {

@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { StepBlock, type BlockInput } from "../sequence/schema.ts";
+import { asTenantId, RunStore } from "../storage/index.ts";
 import { checkDeadline, checkDelay, checkSendWindow, delayUntil, runPreflight, type PreflightDecision } from "./preflight.ts";
 
 type StepFields = Omit<Extract<BlockInput, { type: "step" }>, "type" | "id" | "handler">;
@@ -182,7 +183,7 @@ interface Answers {
   rate?: "ok" | { retryAt: Date };
 }
 
-/** A stand-in for the tenant's pool that records the statements asked of it and answers as told. */
+/** The tenant's reservations over a stand-in for its pool that records the statements asked of it and answers as told. */
 function recordingDb(answers: Answers = {}) {
   const calls: string[] = [];
   const query = async ({ name }: { name: string }) => {
@@ -199,19 +200,21 @@ function recordingDb(answers: Answers = {}) {
     }
     return { rows: [], rowCount: 1 };
   };
-  return { calls, db: { query } as unknown as Pick<pg.Pool, "query"> };
+  const pool = { query } as unknown as pg.Pool;
+  const claim = { id: "i-1", tenantId: asTenantId("acme"), leaseEpoch: 1, dueAt: new Date(0) };
+  return { calls, reservations: new RunStore({ id: "primary", pool }, claim) };
 }
 
 describe("runPreflight", () => {
   const now = utc("2026-11-30T10:00:00Z");
-  const base = { timezone: "UTC", tenantId: "acme", instanceId: "i-1", reachedAt: now, startedAt: null, now };
+  const base = { timezone: "UTC", instanceId: "i-1", reachedAt: now, startedAt: null, now };
   const periodStart = utc("2026-11-30T09:59:00Z");
 
   it("proceeds when every check does, taking a budget step and a rate-limit unit, then asks the breaker", async () => {
-    const { calls, db } = recordingDb({ budget: { periodStart } });
+    const { calls, reservations } = recordingDb({ budget: { periodStart } });
     const breakerAsked: string[] = [];
     const decision = await runPreflight({
-      ...base, db, step: step({ rate_limit_key: "sms" }),
+      ...base, reservations, step: step({ rate_limit_key: "sms" }),
       breaker: () => (breakerAsked.push("asked"), { kind: "proceed" as const }),
     });
     expect(decision).toEqual(PROCEED);
@@ -220,57 +223,57 @@ describe("runPreflight", () => {
   });
 
   it("a deadline failure comes first, before anything is taken", async () => {
-    const { calls, db } = recordingDb({ budget: { retryAt: utc("2026-11-30T11:00:00Z") } });
+    const { calls, reservations } = recordingDb({ budget: { retryAt: utc("2026-11-30T11:00:00Z") } });
     const s = step({ deadline: 1000, delay: { duration: 60_000 }, rate_limit_key: "sms" });
-    const decision = await runPreflight({ ...base, db, step: s, startedAt: utc("2026-11-30T09:00:00Z") });
+    const decision = await runPreflight({ ...base, reservations, step: s, startedAt: utc("2026-11-30T09:00:00Z") });
     expect(decision).toEqual({ kind: "fail", message: "deadline exceeded", deadline: true });
     expect(calls).toEqual([]);
   });
 
   it("no budget is burnt on a step its delay or send window holds back", async () => {
     const delayed = recordingDb({ budget: { periodStart } });
-    expect(await runPreflight({ ...base, db: delayed.db, step: step({ delay: { duration: 5000 }, rate_limit_key: "sms" }) })).toEqual(
+    expect(await runPreflight({ ...base, reservations: delayed.reservations, step: step({ delay: { duration: 5000 }, rate_limit_key: "sms" }) })).toEqual(
       defer("2026-11-30T10:00:05Z", "delay"),
     );
     expect(delayed.calls).toEqual([]);
 
     const closed = recordingDb({ budget: { periodStart } });
     const night = step({ send_window: { start_hour: 22, end_hour: 6 }, rate_limit_key: "sms" });
-    expect(await runPreflight({ ...base, db: closed.db, step: night })).toEqual(defer("2026-11-30T22:00:00Z", "send_window"));
+    expect(await runPreflight({ ...base, reservations: closed.reservations, step: night })).toEqual(defer("2026-11-30T22:00:00Z", "send_window"));
     expect(closed.calls).toEqual([]);
   });
 
   it("an exhausted budget defers to the next period without touching the rate limit", async () => {
-    const { calls, db } = recordingDb({ budget: { retryAt: utc("2026-11-30T10:01:00Z") } });
+    const { calls, reservations } = recordingDb({ budget: { retryAt: utc("2026-11-30T10:01:00Z") } });
     const breaker = () => {
       throw new Error("the breaker must not be asked");
     };
-    expect(await runPreflight({ ...base, db, step: step({ rate_limit_key: "sms" }), breaker })).toEqual(
+    expect(await runPreflight({ ...base, reservations, step: step({ rate_limit_key: "sms" }), breaker })).toEqual(
       defer("2026-11-30T10:01:00Z", "budget"),
     );
     expect(calls).toEqual(["budget_consume"]);
   });
 
   it("a rate-limited step defers and hands its budget step back", async () => {
-    const { calls, db } = recordingDb({ budget: { periodStart }, rate: { retryAt: utc("2026-11-30T10:00:30Z") } });
-    expect(await runPreflight({ ...base, db, step: step({ rate_limit_key: "sms" }) })).toEqual(defer("2026-11-30T10:00:30Z", "rate_limit"));
+    const { calls, reservations } = recordingDb({ budget: { periodStart }, rate: { retryAt: utc("2026-11-30T10:00:30Z") } });
+    expect(await runPreflight({ ...base, reservations, step: step({ rate_limit_key: "sms" }) })).toEqual(defer("2026-11-30T10:00:30Z", "rate_limit"));
     expect(calls).toEqual(["budget_consume", "rate_limit_consume", "budget_refund"]);
   });
 
   it("the breaker decides last; its deferral hands the budget step back, its richer proceed passes through", async () => {
     const deferred = recordingDb({ budget: { periodStart } });
     const open: PreflightDecision = { kind: "defer", until: utc("2026-11-30T10:01:00Z"), reason: "breaker" };
-    expect(await runPreflight({ ...base, db: deferred.db, step: step(), breaker: () => open })).toEqual(open);
+    expect(await runPreflight({ ...base, reservations: deferred.reservations, step: step(), breaker: () => open })).toEqual(open);
     expect(deferred.calls).toEqual(["budget_consume", "budget_refund"]);
 
     const fallback = recordingDb({ budget: "unlimited" });
     const viaFallback = { kind: "proceed" as const, handler: "backup_sms" };
-    expect(await runPreflight({ ...base, db: fallback.db, step: step(), breaker: async () => viaFallback })).toBe(viaFallback);
+    expect(await runPreflight({ ...base, reservations: fallback.reservations, step: step(), breaker: async () => viaFallback })).toBe(viaFallback);
   });
 
   it("an unlimited tenant has nothing to hand back", async () => {
-    const { calls, db } = recordingDb({ budget: "unlimited", rate: { retryAt: utc("2026-11-30T10:00:30Z") } });
-    expect((await runPreflight({ ...base, db, step: step({ rate_limit_key: "sms" }) })).kind).toBe("defer");
+    const { calls, reservations } = recordingDb({ budget: "unlimited", rate: { retryAt: utc("2026-11-30T10:00:30Z") } });
+    expect((await runPreflight({ ...base, reservations, step: step({ rate_limit_key: "sms" }) })).kind).toBe("defer");
     expect(calls).toEqual(["budget_consume", "rate_limit_consume"]);
   });
 });

@@ -3,15 +3,14 @@
 // answer (state, next_fire_at, defer_reason). The pure checks read nothing but their arguments.
 // The budget and the rate limit are reservations: a proceed from them has taken a unit.
 import { createHash } from "node:crypto";
-import type pg from "pg";
 import type { SendWindow, StepBlock } from "../sequence/schema.ts";
-import { refundBudget, tryConsumeBudget } from "../storage/budgets.ts";
-import { tryConsumeRateLimit } from "../storage/rate-limits.ts";
+import type { RunStore } from "../storage/index.ts";
 import { addDays, fromLocal, isoDate, parseLocalDateTime, toLocal, weekday, zoneOrUtc, type LocalDateTime } from "./zoned-time.ts";
 
 export type DeferReason = "delay" | "send_window" | "rate_limit" | "budget" | "breaker" | "cap";
 export type PreflightDecision =
-  | { kind: "proceed" }
+  /** `handler`: the breaker chose the step's fallback handler over its open primary. */
+  | { kind: "proceed"; handler?: string }
   | { kind: "defer"; until: Date; reason: DeferReason }
   /** `deadline`: the step's deadline has passed (its on_deadline_breach handler is due). */
   | { kind: "fail"; message: string; deadline?: true };
@@ -127,7 +126,10 @@ export function checkSendWindow(step: StepBlock, timezone: string, now: Date): P
 
 // ---------------------------------------------------------------- the pipeline's entry
 
-export interface PreflightInput<B extends PreflightDecision> {
+/** The tenant's budget and rate limits, bound to the instance's tenant (its RunStore). */
+export type Reservations = Pick<RunStore, "tryConsumeBudget" | "refundBudget" | "tryConsumeRateLimit">;
+
+export interface PreflightInput {
   /** The parsed step (defaults applied, durations in ms). */
   step: StepBlock;
   /** The instance's IANA timezone. */
@@ -136,16 +138,11 @@ export interface PreflightInput<B extends PreflightDecision> {
   reachedAt: Date;
   /** When the step first started, across retries: its deadline counts from here. Absent before. */
   startedAt?: Date | null;
-  tenantId: string;
   instanceId: string;
-  /** The tenant's backend (its pool): budgets and rate limits live there. */
-  db: Pick<pg.Pool, "query">;
   now: Date;
-  /**
-   * BREAKER SLOT: the (tenant, handler) breaker decision (engine/breakers), asked last. Absent
-   * means proceed. A richer proceed (such as "use the fallback handler") is passed through as is.
-   */
-  breaker?: () => B | Promise<B>;
+  reservations: Reservations;
+  /** The (tenant, handler) breaker decision (engine/breakers), asked last. Absent means proceed. */
+  breaker?: () => PreflightDecision | Promise<PreflightDecision>;
   /**
    * False when the tenant is known to have no budget, which saves the budget statement on the
    * hot path (the scheduler keeps that list fresh). Absent means check.
@@ -163,10 +160,8 @@ export interface PreflightInput<B extends PreflightDecision> {
  * A rate-limit unit taken before a breaker deferral is not handed back; it frees itself when its
  * window passes.
  */
-export async function runPreflight<B extends PreflightDecision = PreflightDecision>(
-  input: PreflightInput<B>,
-): Promise<PreflightDecision | B> {
-  const { step, timezone, tenantId, db, now } = input;
+export async function runPreflight(input: PreflightInput): Promise<PreflightDecision> {
+  const { step, timezone, reservations, now } = input;
 
   for (const decision of [
     checkDeadline(step, input.startedAt, now),
@@ -176,19 +171,19 @@ export async function runPreflight<B extends PreflightDecision = PreflightDecisi
     if (decision.kind !== "proceed") return decision;
   }
 
-  const budget = input.budgeted === false ? { ok: true as const, periodStart: null } : await tryConsumeBudget(db, tenantId, now);
+  const budget = input.budgeted === false ? { ok: true as const, periodStart: null } : await reservations.tryConsumeBudget(now);
   if (!budget.ok) return defer(budget.retryAt, "budget");
 
   const decision = await afterBudget(input);
-  if (decision.kind !== "proceed" && budget.periodStart) await refundBudget(db, tenantId, budget.periodStart);
+  if (decision.kind !== "proceed" && budget.periodStart) await reservations.refundBudget(budget.periodStart);
   return decision;
 }
 
-/** The checks after the budget: the rate limit, then the breaker slot. */
-async function afterBudget<B extends PreflightDecision>(input: PreflightInput<B>): Promise<PreflightDecision | B> {
+/** The checks after the budget: the rate limit, then the breaker. */
+async function afterBudget(input: PreflightInput): Promise<PreflightDecision> {
   const key = input.step.rate_limit_key;
   if (key !== undefined) {
-    const unit = await tryConsumeRateLimit(input.db, input.tenantId, key, input.now);
+    const unit = await input.reservations.tryConsumeRateLimit(key, input.now);
     if (!unit.ok) return defer(unit.retryAt, "rate_limit");
   }
   return input.breaker ? await input.breaker() : PROCEED;

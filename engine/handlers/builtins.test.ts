@@ -99,7 +99,9 @@ describe("createBuiltInHandlers", () => {
   const registry = createBuiltInHandlers({ httpAllow: [] });
 
   it("registers the built-in handlers by name", () => {
-    expect(registry.names().sort()).toEqual(["fail", "http_request", "llm_call", "log", "noop", "sleep"]);
+    expect(registry.names().sort()).toEqual([
+      "emit_event", "fail", "http_request", "human_review", "llm_call", "log", "noop", "query_instance", "self_modify", "send_signal", "sleep",
+    ]);
     expect(registry.get("noop")).toBe(noop);
     expect(registry.isBuiltIn("sleep")).toBe(true);
   });

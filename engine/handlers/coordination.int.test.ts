@@ -8,15 +8,17 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, testPool, type TestDatabase } from "../../../test/db.ts";
-import { insertInstancesOf, insertSequence } from "../../../test/factories.ts";
-import { createBuiltInHandlers } from "../../handlers/registry.ts";
-import type { HandlerOutcome } from "../../handlers/types.ts";
-import { createLogger } from "../../logger.ts";
-import { Scheduler, type SchedulerConfig } from "../../scheduler/scheduler.ts";
-import { claimDueInstances } from "../../storage/claim.ts";
-import { ProgressWriter } from "../progress-writer.ts";
-import { runCoordination } from "./coordination.ts";
+import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
+import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
+import { ProgressWriter } from "../exec/progress-writer.ts";
+import { createLogger } from "../logger.ts";
+import { Scheduler, type SchedulerConfig } from "../scheduler/scheduler.ts";
+import { claimDueInstances } from "../storage/claim.ts";
+import { asTenantId, RunStore } from "../storage/index.ts";
+import { createBuiltInHandlers } from "./registry.ts";
+import { sendSignal as sendSignalHandler } from "./send-signal.ts";
+import { makeInput } from "./test-support.ts";
+import type { HandlerOutcome } from "./types.ts";
 
 const TENANT = "acme";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -54,8 +56,13 @@ const completion = (claim: { id: string; tenantId: string; leaseEpoch: number })
   cursor: { v: 2, nodes: { x: { status: "completed" } } }, outputs: [{ blockId: "x", output: {}, attempt: 0 }],
 });
 
+/** The send_signal handler as a caller in TENANT runs it, over the sender's own connections. */
+const signalFrom = (params: unknown) => {
+  const caller = new RunStore({ id: "primary", pool: sender }, { id: randomUUID(), tenantId: asTenantId(TENANT), leaseEpoch: 1, dueAt: new Date() });
+  return sendSignalHandler(makeInput(params, { instances: caller }));
+};
 const sendSignal = (target: string, round: number) =>
-  runCoordination("send_signal", sender, TENANT, { instance_id: target, signal_type: round % 2 ? { custom: "ping" } : "cancel", payload: { round } }, randomUUID());
+  signalFrom({ instance_id: target, signal_type: round % 2 ? { custom: "ping" } : "cancel", payload: { round } });
 
 async function instanceState(id: string): Promise<string> {
   return (await db.sql.query<{ state: string }>("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0]!.state;
@@ -87,7 +94,7 @@ describe("send_signal against the engine's completion commit", () => {
 
   it("still merges an update_context accepted just before the completion, later signals winning a key", async () => {
     const claim = await claimedInstance();
-    const update = (data: object) => runCoordination("send_signal", sender, TENANT, { instance_id: claim.id, signal_type: "update_context", payload: { data } }, randomUUID());
+    const update = (data: object) => signalFrom({ instance_id: claim.id, signal_type: "update_context", payload: { data } });
     await update({ a: 1, b: 1 });
     await update({ b: 2 });
     expect(await new ProgressWriter(enginePool()).commit(completion(claim))).toBe(true);

@@ -1,11 +1,16 @@
 // Name -> in-process handler. A name with no handler here belongs to an external worker
 // (wire-format C.11); the engine makes that call, the registry only answers what it holds.
+import { emitEvent } from "./emit-event.ts";
 import { fail } from "./fail.ts";
 import { createHttpRequest } from "./http-request.ts";
 import { createLlmCall } from "./llm-call.ts";
 import { log } from "./log.ts";
+import { humanReview } from "./human-review.ts";
 import { noop } from "./noop.ts";
 import { parseAllowList, systemLookup, type Lookup } from "./outbound-guard.ts";
+import { queryInstance } from "./query-instance.ts";
+import { selfModify } from "./self-modify.ts";
+import { sendSignal } from "./send-signal.ts";
 import { sleep } from "./sleep.ts";
 import type { Handler } from "./types.ts";
 
@@ -49,5 +54,10 @@ export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRe
     ["fail", fail],
     ["http_request", createHttpRequest(guard)],
     ["llm_call", createLlmCall(guard)],
+    ["send_signal", sendSignal],
+    ["query_instance", queryInstance],
+    ["emit_event", emitEvent],
+    ["self_modify", selfModify],
+    ["human_review", humanReview],
   ]);
 }

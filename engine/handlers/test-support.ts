@@ -3,9 +3,18 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
-import type { HandlerInput } from "./types.ts";
+import type { HandlerInput, TenantInstances } from "./types.ts";
 
 export const silentLogger = pino({ level: "silent" });
+
+/** A tenant with no other instances: lookups find nothing, signals and events are refused. */
+export const noInstances: TenantInstances = {
+  getInstance: async () => null,
+  signalInstance: async () => {
+    throw new Error("no instances in a handler unit test");
+  },
+  emitEvent: async () => null,
+};
 
 export function makeInput(params: unknown, overrides: Partial<HandlerInput> = {}): HandlerInput {
   return {
@@ -17,6 +26,8 @@ export function makeInput(params: unknown, overrides: Partial<HandlerInput> = {}
     context: { data: null, config: null },
     signal: new AbortController().signal,
     log: silentLogger,
+    instances: noInstances,
+    blocks: [],
     ...overrides,
   };
 }

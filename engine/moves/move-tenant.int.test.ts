@@ -36,7 +36,7 @@ beforeAll(async () => {
   db = await freshDatabase({ BULKHEAD_BACKENDS: `eu-1=${second.url}` });
   // The engine's own wiring (engine/main.ts): one placement view, one scheduler per backend.
   storage = new Storage(new StorageBackends(db.config.backends, { poolSize: 24 }));
-  tenantView = new TenantView(storage.backends.primary.pool, log, 100);
+  tenantView = new TenantView(storage, log, 100);
   await tenantView.start();
   const handlers = createBuiltInHandlers({ httpAllow: [] });
   schedulers = storage.backends.ids().map(

@@ -8,8 +8,7 @@
 //   tenant admins' per-handler settings are picked up on the same sweep.
 import type { BreakerSettings, BreakerTransition, CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { Logger } from "../logger.ts";
-import type { Backend } from "../storage/backends.ts";
-import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker } from "../storage/breakers.ts";
+import type { BackendStore } from "../storage/index.ts";
 
 export const SYNC_MS = 2_000;
 
@@ -30,7 +29,7 @@ export class BreakerSync {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly backend: Backend,
+    private readonly store: BackendStore,
     private readonly registry: CircuitBreakerRegistry,
     private readonly log: Logger,
   ) {}
@@ -39,11 +38,11 @@ export class BreakerSync {
   readonly onTransition = (transition: BreakerTransition): void => {
     const write =
       transition.kind === "opened"
-        ? upsertOpenBreaker(this.backend.pool, {
+        ? this.store.upsertOpenBreaker({
             tenantId: transition.tenantId, handler: transition.handler,
             failureCount: transition.failureCount, openedAt: new Date(transition.openedAt),
           })
-        : deleteOpenBreaker(this.backend.pool, transition.tenantId, transition.handler);
+        : this.store.deleteOpenBreaker(transition.tenantId, transition.handler);
     const key = `${transition.tenantId}\u0000${transition.handler}`;
     this.writing.set(key, (this.writing.get(key) ?? 0) + 1);
     this.touched.add(key);
@@ -60,7 +59,7 @@ export class BreakerSync {
 
   /** Boot: Open rows come back as they were; the reset feed is followed from now on. */
   async start(): Promise<void> {
-    this.lastResetId = await latestResetId(this.backend.pool);
+    this.lastResetId = await this.store.latestResetId();
     await this.sync();
     this.timer = setInterval(() => void this.sync(), SYNC_MS);
   }
@@ -69,23 +68,23 @@ export class BreakerSync {
     this.touched.clear();
     try {
       const settings = new Map<string, Map<string, BreakerSettings>>();
-      for (const row of await listBreakerSettings(this.backend.pool)) {
+      for (const row of await this.store.listBreakerSettings()) {
         if (!settings.has(row.tenantId)) settings.set(row.tenantId, new Map());
         settings.get(row.tenantId)!.set(row.handler, { threshold: row.failureThreshold, cooldownMs: row.cooldownSecs * 1000 });
       }
       this.settings = settings;
-      for (const reset of await resetsSince(this.backend.pool, this.lastResetId)) {
+      for (const reset of await this.store.resetsSince(this.lastResetId)) {
         this.registry.reset(reset.tenantId, reset.handler);
         this.lastResetId = reset.id;
       }
-      for (const row of await listOpenBreakers(this.backend.pool)) {
+      for (const row of await this.store.listOpenBreakers()) {
         const key = `${row.tenantId}\u0000${row.handler}`;
         if (!this.writing.has(key) && !this.touched.has(key) && !this.registry.isOpen(row.tenantId, row.handler)) {
           this.registry.restoreOpen(row.tenantId, row.handler, row.failureCount, row.openedAt.getTime());
         }
       }
     } catch (error) {
-      this.log.warn({ err: error, backend_id: this.backend.id }, "breaker sync failed");
+      this.log.warn({ err: error, backend_id: this.store.id }, "breaker sync failed");
     }
   }
 

@@ -2,30 +2,17 @@
 // the global and per-tenant in-flight limits, renews the leases it holds, reaps expired ones, and
 // on stop finishes or releases what it runs. Any number of schedulers (processes) may run
 // against the same backend: correctness rests on the claim statement and the lease epochs.
+import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { EngineConfig } from "../config.ts";
-import { runTree, type PreflightInput, type PreflightOutcome, type RunEnd, type Signal } from "../exec/tree/run.ts";
-import { cancelWorkerTasks, findTaskResult, reapWorkerTasks } from "../storage/worker-tasks.ts";
-import { enqueueSignalIfActive, pendingSignals, type PendingSignal } from "../storage/signals.ts";
-import { isAppError } from "../errors.ts";
-import { childOutcome, createChildInstance, findSubSequence } from "../storage/children.ts";
+import type { DeferReason } from "../exec/preflight.ts";
+import { ProgressWriter } from "../exec/progress-writer.ts";
+import { StepRunner, type RunEnd } from "../exec/step-runner.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
-import type { Backend, StorageBackends } from "../storage/backends.ts";
-import { claimDueInstances, type ClaimedInstance } from "../storage/claim.ts";
-import { loadClaimed, type ClaimedRow } from "../storage/execution.ts";
-import { ProgressWriter } from "../exec/progress-writer.ts";
-import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "../storage/leases.ts";
-import { listBudgetedTenants } from "../storage/budgets.ts";
-import { runPreflight } from "../exec/preflight.ts";
-import { SequenceCache } from "./sequence-cache.ts";
+import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
+import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type Progress, type StorageBackends } from "../storage/index.ts";
 import { BreakerSync } from "./breaker-sync.ts";
 import type { TenantView } from "./tenant-view.ts";
-import type { DeferReason } from "../exec/preflight.ts";
-import type { Progress } from "../storage/execution.ts";
-import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
-import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
-import { CircuitBreakerRegistry } from "../breakers/registry.ts";
-import { breakerPreflight } from "../breakers/preflight.ts";
 
 export type SchedulerConfig = Pick<
   EngineConfig,
@@ -51,7 +38,6 @@ export interface SchedulerDeps {
   metrics?: boolean;
   /** This process's backends: the counts of a tenant moved away from this one follow it to its new backend. */
   backends?: Pick<StorageBackends, "has" | "get">;
-  preflight?: (input: PreflightInput) => Promise<PreflightOutcome>;
   now?: () => Date;
 }
 
@@ -65,8 +51,8 @@ interface Running {
 export class Scheduler {
   private readonly running = new Map<string, Running>();
   private readonly perTenant = new Map<string, number>();
-  private readonly sequences = new SequenceCache();
-  private readonly progress: ProgressWriter;
+  private readonly store: BackendStore;
+  private readonly runner: StepRunner;
   private readonly now: () => Date;
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -88,13 +74,22 @@ export class Scheduler {
 
   constructor(private readonly deps: SchedulerDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.progress = new ProgressWriter(deps.backend.pool, deps.metrics === false ? undefined : (progress) => this.countWritten(progress));
+    this.store = new BackendStore(deps.backend);
     this.breakers = new CircuitBreakerRegistry({
       defaults: { threshold: deps.config.BULKHEAD_BREAKER_THRESHOLD, cooldownMs: deps.config.BULKHEAD_BREAKER_COOLDOWN_SECS * 1000 },
       onTransition: (transition) => this.breakerSync.onTransition(transition),
       settingsFor: (tenantId, handler) => this.breakerSync.settingsFor(tenantId, handler),
     });
-    this.breakerSync = new BreakerSync(deps.backend, this.breakers, deps.log);
+    this.breakerSync = new BreakerSync(this.store, this.breakers, deps.log);
+    this.runner = new StepRunner({
+      store: this.store,
+      handlers: deps.handlers,
+      breakers: this.breakers,
+      progress: new ProgressWriter(deps.backend.pool, deps.metrics === false ? undefined : (progress) => this.countWritten(progress)),
+      isBudgeted: (tenantId) => this.budgeted === null || this.budgeted.has(tenantId),
+      now: this.now,
+      log: deps.log,
+    });
   }
 
   /** Boots the breakers (Open rows come back with their cooldown), then starts claiming. */
@@ -169,7 +164,7 @@ export class Scheduler {
     const limit = Math.min(config.BULKHEAD_CLAIM_BATCH, free);
     const saturated = [...this.perTenant].filter(([tenant, n]) => n >= this.concurrencyOf(tenant)).map(([tenant]) => tenant);
     const now = this.now();
-    const claimed = await claimDueInstances(backend.pool, {
+    const claimed = await this.store.claim({
       now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
       capOverrides: this.deps.tenants?.claimCaps(),
@@ -180,12 +175,12 @@ export class Scheduler {
       for (const claim of claimed) this.metrics.claimed(claim.tenantId, at - claim.dueAt.getTime(), at);
     }
 
-    const rows = new Map((await loadClaimed(backend.pool, claimed.map((c) => c.id))).map((r) => [r.id, r]));
+    const rows = new Map((await this.store.loadClaimed(claimed.map((c) => c.id))).map((r) => [r.id, r]));
     for (const claim of claimed) {
       const inFlight = this.perTenant.get(claim.tenantId) ?? 0;
       if (inFlight >= this.concurrencyOf(claim.tenantId)) {
         // More of this tenant came back than it may run at once: hand the rest back, due now.
-        await releaseLease(backend.pool, claim.id, claim.leaseEpoch, now, "cap");
+        await this.store.releaseLease(claim, now, "cap");
         if (this.deps.metrics !== false) this.metrics.deferred(claim.tenantId, "cap");
         continue;
       }
@@ -224,7 +219,7 @@ export class Scheduler {
   private startRun(claim: ClaimedInstance, row: ClaimedRow | undefined): void {
     const interrupt = new AbortController();
     const run: Running = { claim, interrupt, done: Promise.resolve() };
-    run.done = this.execute(claim, row, interrupt.signal)
+    run.done = this.runner.run(claim, row, interrupt.signal)
       .then(
         (end) => this.count(end),
         (error: unknown) => {
@@ -241,65 +236,6 @@ export class Scheduler {
         this.wakeLoop?.();
       });
     this.running.set(claim.id, run);
-  }
-
-  private async execute(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: AbortSignal): Promise<RunEnd> {
-    const { backend, handlers, log } = this.deps;
-    const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
-    if (!row || !sequence) {
-      const committed = await this.progress.commit({
-        instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed",
-        cursor: row?.cursor ?? null,
-      });
-      log.warn({ tenant_id: claim.tenantId, instance_id: claim.id }, "instance failed: its sequence is missing or invalid");
-      return committed ? "failed" : "lease_lost";
-    }
-    const db = backend.pool;
-    return runTree(claim, row, sequence, {
-      db,
-      commit: (progress) => this.progress.commit(progress),
-      handlers,
-      preflight: this.deps.preflight ?? ((input) => this.preflight(input)),
-      workerResult: async (taskId) => {
-        const task = await findTaskResult(db, claim.tenantId, taskId);
-        if (!task) return null;
-        if (task.state === "completed") return { state: "completed", output: task.output };
-        if (task.state === "failed") return { state: "failed", message: task.errorMessage ?? "worker task failed", retryable: task.errorRetryable ?? false };
-        return { state: task.state };
-      },
-      abandonWorkerTasks: async (blockIds) => {
-        await cancelWorkerTasks(db, claim.tenantId, claim.id, blockIds);
-      },
-      readSignals: async (applied) => (await pendingSignals(db, claim.tenantId, claim.id, claim.leaseEpoch, applied)).map(toSignal),
-      breakers: {
-        success: (handler) => this.breakers.recordSuccess(claim.tenantId, handler, this.now().getTime()),
-        failure: (handler) => this.breakers.recordFailure(claim.tenantId, handler, this.now().getTime()),
-      },
-      children: {
-        find: (name, version) => findSubSequence(db, claim.tenantId, claim.id, name, version),
-        create: (child) => createChildInstance(db, { instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch }, child),
-        outcome: (childId) => childOutcome(db, claim.tenantId, claim.id, childId),
-        cancel: async (childId) => {
-          // A child that has ended, or is not this tenant's, needs nothing (and answers as missing).
-          await enqueueSignalIfActive(db, claim.tenantId, childId, { type: "cancel", payload: null }).catch((error: unknown) => {
-            if (!isAppError(error, "not_found") && !isAppError(error, "invalid_argument")) throw error;
-          });
-        },
-      },
-      log: log.child({ tenant_id: claim.tenantId, instance_id: claim.id }),
-      now: this.now,
-      interrupt,
-    });
-  }
-
-  /** DESIGN's pre-flight for one step; the breaker slot is filled by the breakers issue. */
-  private async preflight(input: PreflightInput): Promise<PreflightOutcome> {
-    return runPreflight({
-      step: input.step, timezone: input.timezone, tenantId: input.tenantId, instanceId: input.instanceId, db: input.db,
-      now: input.now, reachedAt: input.reachedAt, startedAt: input.startedAt,
-      budgeted: this.budgeted === null || this.budgeted.has(input.tenantId),
-      breaker: () => breakerPreflight(this.breakers, input.tenantId, input.step, input.now.getTime()),
-    });
   }
 
   /** A written commit that ends an instance or defers it for a counted reason. */
@@ -328,7 +264,7 @@ export class Scheduler {
     this.metrics.restore(held);
     await Promise.all([...byBackend.values()].map(async ({ backend, rows }) => {
       try {
-        await writeTenantMetrics(backend.pool, rows);
+        await this.storeOf(backend).writeTenantMetrics(rows);
       } catch (error) {
         this.metrics.restore(rows);
         this.deps.log.warn({ err: error, backend_id: backend.id }, "could not write tenant metrics");
@@ -351,6 +287,10 @@ export class Scheduler {
     return this.deps.backends?.has(placement.backendId) ? this.deps.backends.get(placement.backendId) : null;
   }
 
+  private storeOf(backend: Backend): BackendStore {
+    return backend.id === this.store.id ? this.store : new BackendStore(backend);
+  }
+
   private count(end: RunEnd | "error"): void {
     this.ends.set(end, (this.ends.get(end) ?? 0) + 1);
   }
@@ -360,7 +300,7 @@ export class Scheduler {
     if (held.length === 0) return;
     try {
       const until = new Date(this.now().getTime() + this.deps.config.BULKHEAD_LEASE_MS);
-      const kept = await renewLeases(this.deps.backend.pool, held.map((r) => r.claim), until);
+      const kept = await this.store.renewLeases(held.map((r) => r.claim), until);
       for (const run of held) if (!kept.has(run.claim.id) && this.running.has(run.claim.id)) run.interrupt.abort("lease_lost");
     } catch (error) {
       this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "lease renewal failed");
@@ -372,7 +312,7 @@ export class Scheduler {
     const now = this.now();
     if (this.deps.metrics === false || now.getTime() - this.lastBacklogSample < BACKLOG_SAMPLE_MS) return;
     this.lastBacklogSample = now.getTime();
-    const backlog = await dueBacklog(this.deps.backend.pool, now, onlyTenants);
+    const backlog = await this.store.dueBacklog(now, onlyTenants);
     // A tenant active this minute with nothing waiting is sampled as 0, so its last sample says
     // the queue drained (idle tenants get no row at all: tenant_metrics stays small).
     for (const tenantId of this.metrics.tenantsInMinute(now.getTime())) if (!backlog.has(tenantId)) backlog.set(tenantId, 0);
@@ -385,17 +325,17 @@ export class Scheduler {
     if (this.deps.metrics === false || now - this.lastMetricsPrune < METRICS_PRUNE_MS) return;
     this.lastMetricsPrune = now;
     const days = this.deps.config.BULKHEAD_METRICS_RETENTION_DAYS ?? 14;
-    await pruneTenantMetrics(this.deps.backend.pool, new Date(now - days * 86_400_000));
+    await this.store.pruneTenantMetrics(new Date(now - days * 86_400_000));
   }
 
   private async reap(): Promise<void> {
     try {
-      this.budgeted = await listBudgetedTenants(this.deps.backend.pool);
+      this.budgeted = await this.store.listBudgetedTenants();
       // Sweeps that change instances: only for the tenants this scheduler may claim for.
       const onlyTenants = this.deps.tenants?.claimable(this.deps.backend.id) ?? null;
-      await reapWorkerTasks(this.deps.backend.pool, this.now(), { onlyTenants });
-      await wakeDueWaiting(this.deps.backend.pool, this.now(), 500, onlyTenants);
-      const reaped = await reapExpiredLeases(this.deps.backend.pool, this.now(), 500);
+      await this.store.reapWorkerTasks(this.now(), { onlyTenants });
+      await this.store.wakeDueWaiting(this.now(), 500, onlyTenants);
+      const reaped = await this.store.reapExpiredLeases(this.now(), 500);
       await this.sampleBacklog(onlyTenants);
       await this.pruneMetrics();
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
@@ -408,9 +348,3 @@ export class Scheduler {
 const METRICS_FLUSH_MS = 5_000;
 const BACKLOG_SAMPLE_MS = 15_000;
 const METRICS_PRUNE_MS = 3_600_000;
-
-function toSignal(signal: PendingSignal): Signal {
-  return typeof signal.type === "string"
-    ? { id: signal.id, type: signal.type, payload: signal.payload }
-    : { id: signal.id, type: "custom", name: signal.type.custom, payload: signal.payload };
-}

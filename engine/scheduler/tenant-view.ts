@@ -3,12 +3,8 @@
 // loop never waits on the control plane.
 // A scheduler claims only tenants placed on its backend and not quiesced for a move; a tenant
 // with no placement is served by nobody (fail closed).
-import type pg from "pg";
 import type { Logger } from "../logger.ts";
-import { listPlacements, type Placement } from "../storage/placements.ts";
-import { listTenantLimits, type TenantLimits } from "../storage/tenant-limits.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Placement, Storage, TenantLimits } from "../storage/index.ts";
 
 export class TenantView {
   private placements = new Map<string, Placement>();
@@ -20,7 +16,7 @@ export class TenantView {
   private loaded = false;
 
   constructor(
-    private readonly primary: Queryable,
+    private readonly controlPlane: Pick<Storage, "listPlacements" | "listTenantLimits">,
     private readonly log: Logger,
     /** How stale a placement change may be when a scheduler acts on it. */
     readonly refreshMs = 500,
@@ -40,7 +36,7 @@ export class TenantView {
 
   async refresh(): Promise<void> {
     try {
-      const [placements, limits] = await Promise.all([listPlacements(this.primary), listTenantLimits(this.primary)]);
+      const [placements, limits] = await Promise.all([this.controlPlane.listPlacements(), this.controlPlane.listTenantLimits()]);
       this.placements = new Map(placements.map((p) => [p.tenantId, p]));
       this.limits = limits;
       this.caps = [...limits].filter(([, l]) => l.claimCap !== null).map(([tenantId, l]) => [tenantId, l.claimCap!]);

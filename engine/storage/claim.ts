@@ -2,12 +2,13 @@
 // and flips the winners to `running` with a fresh lease in a single round trip, so N engine
 // processes can claim concurrently without ever claiming a row twice.
 import type pg from "pg";
+import { asTenantId, type TenantId } from "./ids.ts";
 
 type Queryable = Pick<pg.Pool, "query">;
 
 export interface ClaimedInstance {
   id: string;
-  tenantId: string;
+  tenantId: TenantId;
   /** The fencing token of this lease: every later write of the claimer must carry it. */
   leaseEpoch: number;
   /** When the instance was due; claimed-at minus this is its schedule lag. */
@@ -128,5 +129,5 @@ export async function claimDueInstances(db: Queryable, options: ClaimOptions): P
     text: isCapped ? (filtered ? CLAIM_SQL.capped : CLAIM_SQL.cappedAll) : filtered ? CLAIM_SQL.plain : CLAIM_SQL.plainAll,
     values,
   });
-  return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id, leaseEpoch: row.lease_epoch, dueAt: row.next_fire_at }));
+  return rows.map((row) => ({ id: row.id, tenantId: asTenantId(row.tenant_id), leaseEpoch: row.lease_epoch, dueAt: row.next_fire_at }));
 }

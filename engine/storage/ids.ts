@@ -27,3 +27,14 @@ export function uuidv7(now = Date.now()): string {
   const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+declare const tenantIdBrand: unique symbol;
+/**
+ * A tenant id that came from a trusted source: a routed placement, a claimed row, a checked
+ * membership or API key. Tenant-scoped storage takes only this, so a raw string from a request
+ * cannot reach a tenant's rows without passing one of those doors.
+ */
+export type TenantId = string & { readonly [tenantIdBrand]: true };
+
+/** Marks an id as a tenant's; for the doors named above (and tests), nowhere else. */
+export const asTenantId = (id: string) => id as TenantId;

@@ -14,7 +14,7 @@ import {
 } from "./instance-records.ts";
 import { patchInstanceState, replaceInstanceContext, retryInstance } from "./instance-state.ts";
 import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
-import { countInstancesByState, type InstanceState } from "./instances.ts";
+import { countBackendInstancesByState, countInstancesByState, type InstanceState } from "./instances.ts";
 import { instanceThroughput, listRecentFailures } from "./overview.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
@@ -25,6 +25,8 @@ import {
 } from "./sequences.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
+import { MoveStore } from "./move-store.ts";
+import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import {
   completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks, pollWorkerTasks,
@@ -32,13 +34,20 @@ import {
 } from "./worker-tasks.ts";
 
 export { StorageBackends } from "./backends.ts";
+export type { Backend } from "./backends.ts";
+export { BackendStore } from "./backend-store.ts";
+export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
+export type { ClaimedInstance } from "./claim.ts";
+export type { ClaimedRow, OutputRow, Progress } from "./execution.ts";
+export type { ChildCreation, ChildOutcome } from "./children.ts";
+export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
 export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } from "./instance-records.ts";
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
 export type { BudgetReservation, TenantBudget } from "./budgets.ts";
-export type { BreakerReset, OpenBreakerRow } from "./breakers.ts";
+export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } from "./breakers.ts";
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
 export {
@@ -46,7 +55,12 @@ export {
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
 } from "./worker-tasks.ts";
 export { decodeSignalType, type NewSignal, type PendingSignal, type SignalType } from "./signals.ts";
-export { canTransition, TRANSITIONS } from "./instance-state.ts";
+export { canTransition, isTerminal, TRANSITIONS } from "./instance-state.ts";
+export { INSTANCE_PAGE_MAX, type InstanceKey } from "./instance-pages.ts";
+export { MOVE_PHASES, type MovePhase, type MoveRecord } from "./moves.ts";
+export type { MoveRows, MoveStore, NewMove } from "./move-store.ts";
+export type { TableSummary } from "./tenant-rows.ts";
+export type { TenantLimits } from "./tenant-limits.ts";
 
 /** One tenant's rows on the backend its placement names. */
 export class TenantStore {
@@ -320,9 +334,12 @@ const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as co
 
 export class Storage {
   readonly router: TenantPartitionRouter;
+  /** Tenant moves (engine/moves): their records, the placement, the lock, the rows on both backends. */
+  readonly moves: MoveStore;
 
   constructor(readonly backends: StorageBackends) {
     this.router = new TenantPartitionRouter(backends);
+    this.moves = new MoveStore(backends);
   }
 
   async tenant(tenantId: string): Promise<TenantStore> {
@@ -372,7 +389,7 @@ export class Storage {
    * their tenant is placed on now: copies a move left behind, or rows of an unplaced tenant, never
    * count. For the operator's views across every tenant.
    */
-  async rowsWherePlaced<T extends { tenantId: string }>(read: (pool: Backend["pool"]) => Promise<T[]>, backendIds = this.backends.ids()): Promise<T[]> {
+  private async rowsWherePlaced<T extends { tenantId: string }>(read: (pool: Backend["pool"]) => Promise<T[]>, backendIds = this.backends.ids()): Promise<T[]> {
     const placedOn = new Map((await this.listPlacements()).map((p) => [p.tenantId, p.backendId]));
     const perBackend = await Promise.all(
       backendIds.map(async (backendId) => (await read(this.backends.get(backendId).pool)).filter((row) => placedOn.get(row.tenantId) === backendId)),
@@ -380,21 +397,27 @@ export class Storage {
     return perBackend.flat();
   }
 
-  /** Every tenant's Open breakers and (with `resets` > 0) its latest resets, newest first, for the operator's all-tenants view. */
-  async breakersOfEveryTenant(options: { resets?: number } = {}): Promise<{ open: OpenBreakerRow[]; resets: BreakerReset[] }> {
+  /**
+   * Every tenant's Open breakers and (with `resets` > 0) its latest resets, newest first, for the
+   * operator's all-tenants view; read from `backends` only when given (every registered one by default).
+   */
+  async breakersOfEveryTenant(options: { resets?: number; backends?: string[] } = {}): Promise<{ open: OpenBreakerRow[]; resets: BreakerReset[] }> {
     const resetLimit = options.resets ?? 0;
     const [open, resets] = await Promise.all([
-      this.rowsWherePlaced(listOpenBreakers),
-      resetLimit > 0 ? this.rowsWherePlaced((pool) => listResets(pool, null, resetLimit)) : Promise.resolve([]),
+      this.rowsWherePlaced(listOpenBreakers, options.backends),
+      resetLimit > 0 ? this.rowsWherePlaced((pool) => listResets(pool, null, resetLimit), options.backends) : Promise.resolve([]),
     ]);
     open.sort((a, b) => (a.tenantId === b.tenantId ? (a.handler < b.handler ? -1 : 1) : a.tenantId < b.tenantId ? -1 : 1));
     resets.sort((a, b) => b.resetAt.getTime() - a.resetAt.getTime() || b.id - a.id);
     return { open, resets: resets.slice(0, resetLimit) };
   }
 
-  /** Every tenant's metric minutes in [from, to), oldest first (after a move, the new backend's copy is its history). */
-  async metricsOfEveryTenant(from: Date, to: Date): Promise<MetricRow[]> {
-    const rows = await this.rowsWherePlaced((pool) => readTenantMetrics(pool, from, to));
+  /**
+   * Every tenant's metric minutes in [from, to), oldest first (after a move, the new backend's copy
+   * is its history); read from `backendIds` only when given (every registered one by default).
+   */
+  async metricsOfEveryTenant(from: Date, to: Date, backendIds?: string[]): Promise<MetricRow[]> {
+    const rows = await this.rowsWherePlaced((pool) => readTenantMetrics(pool, from, to), backendIds);
     return rows.sort((a, b) => a.minute.getTime() - b.minute.getTime() || (a.tenantId < b.tenantId ? -1 : 1));
   }
 
@@ -426,6 +449,24 @@ export class Storage {
 
   listPlacements(): Promise<Placement[]> {
     return listPlacements(this.backends.primary.pool);
+  }
+
+  /** Instances stored on the backend, by state: the rows physically there, whatever their tenant's placement. */
+  countInstancesByStateOn(backendId: string): Promise<Record<InstanceState, number>> {
+    return countBackendInstancesByState(this.backends.get(backendId).pool);
+  }
+
+  /**
+   * The tenant's own claim cap and in-flight limit (control plane, on the primary; engines read
+   * them with the placements). Both null removes the override. NotFound for a tenant that does not exist.
+   */
+  setTenantLimits(tenantId: string, limits: TenantLimits): Promise<void> {
+    return setTenantLimits(this.backends.primary.pool, tenantId, limits);
+  }
+
+  /** Every tenant's own limits, by tenant id (engines copy them with the placements). */
+  listTenantLimits(): Promise<Map<string, TenantLimits>> {
+    return listTenantLimits(this.backends.primary.pool);
   }
 
   close(): Promise<void> {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   second = await freshDatabase();
   db = await freshDatabase({ BULKHEAD_BACKENDS: `eu-1=${second.url}` });
   const log = createLogger("test", "silent");
-  tenantView = new TenantView(db.storage.backends.primary.pool, log, 100);
+  tenantView = new TenantView(db.storage, log, 100);
   await tenantView.start();
   const handlers = createBuiltInHandlers({ httpAllow: [] });
   schedulers = db.storage.backends.ids().map(

@@ -2,7 +2,7 @@
 // gate waits, with the instance `waiting`, until the custom signal `human_input:<block id>`
 // brings the answer (stored under context.data[store_as or block id]). After `timeout` the
 // gate escalates: the step runs `escalation_handler` instead, or fails when there is none. A
-// human_review step is all gate: the answer is its output.
+// human_review step is all gate: its handler (engine/handlers/human-review.ts) outputs the answer.
 import { HumanInputDef, type StepBlock } from "../../../sequence/schema.ts";
 import { active, settled, type Env, type NodeState, type Progress } from "../state.ts";
 
@@ -18,14 +18,8 @@ export function inputGate(step: StepBlock): HumanInputDef | undefined {
 
 /** Where the gate stands: null once the step may go on to run its handler. */
 export function evaluateGate(step: StepBlock, gate: HumanInputDef, state: NodeState, env: Env): Progress | null {
-  if (state.input !== undefined) {
-    if (step.handler !== "human_review") return null;
-    state.status = "completed";
-    env.outputs[step.id] = state.input;
-    env.newOutputs.push({ blockId: step.id, output: state.input, attempt: state.attempt ?? 0 });
-    return settled("completed");
-  }
-  if (state.escalated) return null;
+  // Answered (a human_review step's handler outputs the answer) or escalated: the step runs.
+  if (state.input !== undefined || state.escalated) return null;
   const timesOutAt = gate.timeout === undefined ? null : Date.parse(state.reachedAt!) + gate.timeout;
   if (timesOutAt !== null && env.now.getTime() >= timesOutAt) {
     if (gate.escalation_handler) {

@@ -1,0 +1,138 @@
+// Dispatch: one runnable leaf, from pre-flight to a result. A step passes pre-flight, then runs
+// its handler from the registry, or, when the registry has none of that name, becomes an external
+// worker task. A sub_sequence starts its child instance. Nothing here changes the run's cursor;
+// the outcome module applies the result.
+import { breakerPreflight } from "../breakers/preflight.ts";
+import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
+import type { HandlerRegistry } from "../handlers/registry.ts";
+import type { HandlerInput, HandlerOutcome } from "../handlers/types.ts";
+import type { Logger } from "../logger.ts";
+import { inputProblem } from "../sequence/input-schema.ts";
+import type { HandlerCall, StepBlock, SubSequenceBlock } from "../sequence/schema.ts";
+import { resolveTemplates } from "../sequence/template.ts";
+import type { RunStore } from "../storage/index.ts";
+import { visibleContext } from "./context-access.ts";
+import { invokeHandler, type Interruption } from "./invoke.ts";
+import { runPreflight } from "./preflight.ts";
+import type { RunState } from "./run-state.ts";
+import { inputGate } from "./tree/blocks/human-input.ts";
+import { scopeOf, type NodeState } from "./tree/state.ts";
+
+/** Block id of the output an on_deadline_breach escalation records (B.1 hides `_sla:*` from `outputs`). */
+const SLA_OUTPUT_PREFIX = "_sla:";
+
+export type StepResult =
+  /** A handler answered; `handler` is the one that ran (a fallback or escalation handler, maybe). */
+  | { kind: "handled"; handler: string; outcome: HandlerOutcome }
+  /** The step failed before any handler ran (deadline, a template, a missing sub-sequence). */
+  | { kind: "failure"; retryable: boolean; message: string }
+  | { kind: "deferred"; until: Date; reason: string }
+  | { kind: "worker"; taskId: string; handler: string }
+  | { kind: "child"; childId: string }
+  | { kind: "interrupted"; why: Interruption };
+
+/** The run a leaf is dispatched for. */
+export interface Dispatching {
+  run: RunState;
+  store: RunStore;
+  log: Logger;
+  /** Aborted with "lease_lost" or "shutdown". */
+  interrupt: AbortSignal;
+}
+
+export interface DispatchDeps {
+  handlers: HandlerRegistry;
+  breakers: CircuitBreakerRegistry;
+  /** False when the tenant is known to have no budget (saves the budget statement). */
+  isBudgeted: (tenantId: string) => boolean;
+  now: () => Date;
+}
+
+export class Dispatcher {
+  constructor(private readonly deps: DispatchDeps) {}
+
+  async step(at: Dispatching, step: StepBlock, state: NodeState, attempt: number, cancelled: AbortSignal): Promise<StepResult> {
+    const { run, store } = at;
+    const tenantId = run.claim.tenantId;
+    const now = this.deps.now();
+    const decision = await runPreflight({
+      step, timezone: run.row.timezone, instanceId: run.claim.id, now,
+      reachedAt: new Date(state.reachedAt ?? now), startedAt: state.startedAt ? new Date(state.startedAt) : null,
+      reservations: store, budgeted: this.deps.isBudgeted(tenantId),
+      breaker: () => breakerPreflight(this.deps.breakers, tenantId, step, now.getTime()),
+    });
+    if (decision.kind === "defer") return { kind: "deferred", until: decision.until, reason: decision.reason };
+    if (decision.kind === "fail") {
+      if (decision.deadline && step.on_deadline_breach) await this.escalateDeadline(at, step, step.on_deadline_breach, attempt, cancelled);
+      return { kind: "failure", retryable: false, message: decision.message };
+    }
+    state.startedAt ??= now.toISOString();
+
+    let params: unknown;
+    try {
+      params = resolveTemplates(step.params, scopeOf(run.env()));
+    } catch (error) {
+      return { kind: "failure", retryable: false, message: (error as Error).message };
+    }
+    const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : (decision.handler ?? step.handler);
+    const handler = this.deps.handlers.get(handlerName);
+    if (!handler) {
+      const taskId = await store.insertWorkerTask({
+        blockId: step.id, handlerName, queueName: step.queue_name ?? null, params,
+        context: visibleContext(run.context, step.context_access), attempt, timeoutMs: step.timeout ?? null,
+      });
+      return taskId ? { kind: "worker", taskId, handler: handlerName } : { kind: "interrupted", why: "lease_lost" };
+    }
+    const outcome = await invokeHandler(
+      handler,
+      { ...this.input(at, step, step.id, attempt, params), humanInput: state.input },
+      // A cancelled step's handler stops like an interrupted one; its result is dropped.
+      { timeoutMs: step.timeout, interrupt: AbortSignal.any([at.interrupt, cancelled]) },
+    );
+    return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: handlerName, outcome };
+  }
+
+  /** C.7: finds the child's sequence, checks its input, and creates the child instance. */
+  async child(at: Dispatching, block: SubSequenceBlock): Promise<StepResult> {
+    const sequence = await at.store.findSubSequence(block.sequence_name, block.version);
+    if (!sequence) return { kind: "failure", retryable: false, message: `sub-sequence not found: ${block.sequence_name}` };
+    const problem = inputProblem(sequence.inputSchema, block.input);
+    if (problem) return { kind: "failure", retryable: false, message: `sub-sequence ${block.sequence_name}: ${problem}` };
+    const created = await at.store.createChild({ sequenceId: sequence.id, blockId: block.id, input: block.input });
+    if ("childId" in created) return { kind: "child", childId: created.childId };
+    if (created.error === "depth") return { kind: "failure", retryable: false, message: "sub-sequence depth limit (16) reached" };
+    return { kind: "interrupted", why: "lease_lost" };
+  }
+
+  private input(at: Dispatching, step: StepBlock, blockId: string, attempt: number, params: unknown): Omit<HandlerInput, "signal"> {
+    const { run, store } = at;
+    return {
+      tenantId: run.claim.tenantId, instanceId: run.claim.id, blockId: step.id, attempt, params,
+      context: visibleContext(run.context, step.context_access) as HandlerInput["context"],
+      log: at.log.child({ block_id: blockId }), instances: store, blocks: run.blocks(),
+    };
+  }
+
+  /**
+   * A.3 on_deadline_breach: the escalation handler runs once, best effort, before the step fails;
+   * what it answered (or why it could not run) is recorded under `_sla:<step id>`. In-process
+   * handlers only: an unknown name is recorded as not found rather than queued for a worker.
+   */
+  private async escalateDeadline(at: Dispatching, step: StepBlock, call: HandlerCall, attempt: number, cancelled: AbortSignal): Promise<void> {
+    const blockId = `${SLA_OUTPUT_PREFIX}${step.id}`;
+    const record = (output: unknown) => at.run.record({ blockId, output, attempt });
+    const handler = this.deps.handlers.get(call.handler);
+    if (!handler) return void record({ __error__: true, retryable: false, message: `escalation handler not found: ${call.handler}` });
+    let params: unknown;
+    try {
+      params = resolveTemplates(call.params, scopeOf(at.run.env()));
+    } catch (error) {
+      return void record({ __error__: true, retryable: false, message: (error as Error).message });
+    }
+    const result = await invokeHandler(handler, this.input(at, step, blockId, attempt, params), {
+      timeoutMs: step.timeout, interrupt: AbortSignal.any([at.interrupt, cancelled]),
+    });
+    if (result.kind === "success") record(result.output);
+    else if (result.kind === "failure") record({ __error__: true, retryable: result.retryable, message: result.message });
+  }
+}

@@ -1,0 +1,112 @@
+// Outcome: what a dispatched leaf's result does to the run. Every answer of a handler counts on
+// its (tenant, handler) breaker (count); then (apply) a success is checked against the step's output_schema and
+// stored, a failure is retried or fails the step, a snooze waits, a cancel cancels the step.
+// The runner's next commit writes it all, fenced by the lease.
+import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
+import type { HandlerOutcome } from "../handlers/types.ts";
+import { schemaViolation } from "../sequence/json-schema.ts";
+import type { StepBlock } from "../sequence/schema.ts";
+import type { RunStore } from "../storage/index.ts";
+import type { StepResult } from "./dispatch.ts";
+import type { RunState } from "./run-state.ts";
+import type { Leaf, NodeState } from "./tree/state.ts";
+
+export class Outcomes {
+  constructor(
+    private readonly breakers: CircuitBreakerRegistry,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Applies a settled dispatch (not an interruption) to the leaf's node. */
+  apply(run: RunState, leaf: Leaf, state: NodeState, result: Exclude<StepResult, { kind: "interrupted" }>): void {
+    const step = leaf.type === "step" ? leaf : undefined;
+    switch (result.kind) {
+      case "deferred":
+        state.notBefore = result.until.toISOString();
+        state.deferReason = result.reason;
+        return;
+      case "worker":
+        state.taskId = result.taskId;
+        state.handler = result.handler;
+        return;
+      case "child":
+        state.childId = result.childId;
+        return;
+      case "failure":
+        return run.fail(step, state, result.message, result.retryable);
+      case "handled":
+        return this.handled(run, step, leaf.id, state, result.outcome);
+    }
+  }
+
+  /**
+   * At the start of a run: the results of the steps it handed away, worker tasks and child
+   * instances, that have come in since. Worker-reported failures count against the breaker like
+   * in-process ones (I, Appendix 14).
+   */
+  async takeExternal(run: RunState, store: RunStore): Promise<void> {
+    for (const [id, state] of Object.entries(run.tree.nodes)) {
+      if (state.status !== "active") continue;
+      if (state.childId) {
+        const ended = await store.childOutcome(state.childId);
+        if (!ended) continue;
+        if (ended.state === "completed") run.succeed(id, state, ended.outputs, false);
+        else {
+          state.status = "failed";
+          state.failure = { message: `sub-sequence instance ${state.childId} ${ended.state}`, retryable: false };
+        }
+        delete state.childId;
+        continue;
+      }
+      if (!state.taskId) continue;
+      const result = await store.workerResult(state.taskId);
+      if (result?.state !== "completed" && result?.state !== "failed") continue;
+      delete state.taskId;
+      const step = run.findStep(id);
+      const handler = state.handler ?? step?.handler;
+      if (result.state === "completed") {
+        if (handler) this.breakers.recordSuccess(run.claim.tenantId, handler, this.now().getTime());
+        const problem = outputProblem(step, result.output);
+        if (problem) run.fail(step, state, problem, false);
+        else run.succeed(id, state, result.output, true);
+      } else {
+        if (handler) this.breakers.recordFailure(run.claim.tenantId, handler, this.now().getTime());
+        run.fail(step, state, result.message, result.retryable);
+      }
+    }
+  }
+
+  /** Both failure kinds count; any other answer says the handler's dependency is there. */
+  count(run: RunState, handler: string, outcome: HandlerOutcome): void {
+    const at = this.now().getTime();
+    if (outcome.kind === "failure") this.breakers.recordFailure(run.claim.tenantId, handler, at);
+    else this.breakers.recordSuccess(run.claim.tenantId, handler, at);
+  }
+
+  private handled(run: RunState, step: StepBlock | undefined, id: string, state: NodeState, outcome: HandlerOutcome): void {
+    switch (outcome.kind) {
+      case "success": {
+        const problem = outputProblem(step, outcome.output);
+        if (problem) return run.fail(step, state, problem, false);
+        if (outcome.blocks) run.cursor.blocks = outcome.blocks;
+        return run.succeed(id, state, outcome.output, false);
+      }
+      case "failure":
+        return run.fail(step, state, outcome.message, outcome.retryable);
+      case "snooze":
+        state.notBefore = outcome.until.toISOString();
+        state.deferReason = "snooze";
+        return;
+      case "cancel":
+        state.status = "cancelled";
+        return;
+    }
+  }
+}
+
+/** A.3: a step's output must match its output_schema; a mismatch is a permanent failure (no retry). */
+function outputProblem(step: StepBlock | undefined, output: unknown): string | undefined {
+  if (step?.output_schema === undefined || step.output_schema === null) return undefined;
+  const violation = schemaViolation(step.output_schema, output);
+  return violation && `output does not match the step's output_schema: ${violation}`;
+}

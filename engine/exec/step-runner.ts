@@ -1,0 +1,203 @@
+// The step pipeline of one backend, created once with everything it needs. It runs a claimed
+// instance over its block tree as far as it can go: evaluate, start every leaf that may run
+// (branches of a parallel really overlap), apply each result the moment it settles, evaluate
+// again; until the tree settles, or everything left waits for a worker, a signal or a time.
+// Every commit is fenced by the lease epoch, so a crash loses at most the steps in flight, which
+// then run again.
+import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
+import { isAppError } from "../errors.ts";
+import type { HandlerRegistry } from "../handlers/registry.ts";
+import type { Logger } from "../logger.ts";
+import type { Sequence } from "../sequence/schema.ts";
+import type { BackendStore, ClaimedInstance, ClaimedRow, RunStore } from "../storage/index.ts";
+import { Dispatcher, type Dispatching, type StepResult } from "./dispatch.ts";
+import { Outcomes } from "./outcome.ts";
+import type { ProgressWriter } from "./progress-writer.ts";
+import { RunState } from "./run-state.ts";
+import { SequenceCache } from "./sequence-cache.ts";
+import { applySignals } from "./signals.ts";
+import { evaluator } from "./tree/evaluate.ts";
+import type { Env, Leaf, Settled } from "./tree/state.ts";
+
+/** How a run ended, for the scheduler's counters. */
+export type RunEnd = Settled | "paused" | "scheduled" | "deferred" | "waiting" | "released" | "lease_lost";
+
+export interface StepRunnerDeps {
+  store: BackendStore;
+  handlers: HandlerRegistry;
+  /** The (tenant, handler) circuit breakers: every answer of a dispatched handler counts. */
+  breakers: CircuitBreakerRegistry;
+  progress: ProgressWriter;
+  /** False when the tenant is known to have no budget (saves the budget statement). */
+  isBudgeted: (tenantId: string) => boolean;
+  now: () => Date;
+  log: Logger;
+}
+
+interface InFlight {
+  leaf: Leaf;
+  attempt: number;
+  abort: AbortController;
+  done: Promise<StepResult>;
+}
+
+interface ActiveRun extends Dispatching {
+  inflight: Map<string, InFlight>;
+}
+
+/** G.2: queued signals are read this often while steps run. */
+const SIGNAL_POLL_MS = 250;
+
+export class StepRunner {
+  private readonly sequences = new SequenceCache();
+  private readonly dispatcher: Dispatcher;
+  private readonly outcomes: Outcomes;
+
+  constructor(private readonly deps: StepRunnerDeps) {
+    this.dispatcher = new Dispatcher(deps);
+    this.outcomes = new Outcomes(deps.breakers, deps.now);
+  }
+
+  /** Runs one claimed instance; `interrupt` is aborted with "lease_lost" or "shutdown". */
+  async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: AbortSignal): Promise<RunEnd> {
+    const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
+    if (!row || !sequence) return this.failUnrunnable(claim, row);
+    const store = this.deps.store.run(claim);
+    // Outputs are read only when a template or condition can see them, and the instance has any.
+    const outputs = row.cursor !== null && readsOutputs(sequence) ? await store.latestOutputs() : {};
+    const run = new RunState(claim, row, sequence, outputs, this.deps.now);
+    const log = this.deps.log.child({ tenant_id: claim.tenantId, instance_id: claim.id });
+    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map() };
+
+    await this.outcomes.takeExternal(run, store);
+    if (row.hasSignals) await this.readSignals(at);
+    const poller = setInterval(() => void this.readSignals(at).catch((error: unknown) => log.warn({ err: error }, "reading signals failed")), SIGNAL_POLL_MS);
+    try {
+      return await this.drive(at);
+    } finally {
+      clearInterval(poller);
+      for (const f of at.inflight.values()) f.abort.abort("shutdown");
+    }
+  }
+
+  private async drive(at: ActiveRun): Promise<RunEnd> {
+    const { run, inflight } = at;
+    const writer = this.deps.progress;
+    for (;;) {
+      if (at.interrupt.aborted) return this.release(run);
+      const pass = run.env();
+      const progress = evaluator.body(run.phaseBlocks(), pass);
+      run.record(...pass.newOutputs);
+      await this.settleAbandoned(at, pass);
+
+      if (progress.kind === "settled" && inflight.size === 0) {
+        if (!run.inCleanup && progress.status !== "completed" && run.cleanupOf(progress.status)?.length) {
+          run.startCleanup(progress.status);
+          continue;
+        }
+        const status = run.cursor.cleanup?.status ?? progress.status;
+        return (await run.commit(writer, status)) ? status : "lease_lost";
+      }
+      // A settled step is written before any further step starts, or with the final state when
+      // the tree has settled (one write for the last step).
+      if (run.unsavedStep && progress.kind === "active" && (progress.runnable.length > 0 || inflight.size > 0)) {
+        run.unsavedStep = false;
+        if (!(await run.commit(writer, "running"))) return "lease_lost";
+      }
+      if (run.paused) {
+        // In-flight steps are abandoned (they run again after resume); the cursor stays.
+        for (const f of inflight.values()) f.abort.abort("paused");
+        inflight.clear();
+        return (await run.commit(writer, "paused")) ? "paused" : "lease_lost";
+      }
+      if (progress.kind === "active") for (const leaf of progress.runnable) if (!inflight.has(leaf.id)) this.start(at, leaf);
+
+      if (inflight.size === 0) {
+        if (progress.kind === "active" && progress.waiting) {
+          const waitingOn = Object.values(run.tree.nodes).flatMap((n) => (n.status === "active" ? [n.taskId, n.childId] : []).filter((x): x is string => !!x));
+          // A wait with a deadline (an input gate's timeout) is woken then by the reaper.
+          const nextFireAt = progress.until === null ? null : new Date(progress.until);
+          return (await run.commit(writer, "waiting", { waitingOn, nextFireAt })) ? "waiting" : "lease_lost";
+        }
+        if (progress.kind === "active" && progress.until !== null) {
+          const reason = Object.values(run.tree.nodes).find((n) => n.status === "active" && n.deferReason)?.deferReason ?? "delay";
+          const written = await run.commit(writer, "scheduled", { nextFireAt: new Date(progress.until), deferReason: reason });
+          return written ? (reason === "retry" ? "scheduled" : "deferred") : "lease_lost";
+        }
+        continue; // something settled without running a step (a skipped `when`): evaluate again
+      }
+
+      const [id, result] = await Promise.race([...inflight].map(([key, f]) => f.done.then((r) => [key, r] as const)));
+      const running = inflight.get(id)!;
+      inflight.delete(id);
+      if (result.kind === "interrupted") {
+        if (result.why === "lease_lost") return "lease_lost";
+        if (result.why === "shutdown") return this.release(run);
+        continue; // cancelled or paused while it ran: its result is dropped, the tree goes on
+      }
+      // A handler's answer counts on its breaker even when the step's result is dropped below.
+      if (result.kind === "handled") this.outcomes.count(run, result.handler, result.outcome);
+      const state = run.tree.nodes[id];
+      // Cancelled (race loser, cancel signal) or reset while it ran: its result is dropped.
+      if (!state || state.status !== "active" || (state.attempt ?? 0) !== running.attempt) continue;
+      this.outcomes.apply(run, running.leaf, state, result);
+      run.unsavedStep = true;
+    }
+  }
+
+  private start(at: ActiveRun, leaf: Leaf): void {
+    const state = at.run.tree.nodes[leaf.id]!;
+    const abort = new AbortController();
+    const attempt = state.attempt ?? 0;
+    delete state.notBefore;
+    delete state.deferReason;
+    const done = leaf.type === "step" ? this.dispatcher.step(at, leaf, state, attempt, abort.signal) : this.dispatcher.child(at, leaf);
+    at.inflight.set(leaf.id, { leaf, attempt, abort, done });
+  }
+
+  private async readSignals(at: ActiveRun): Promise<void> {
+    const cancelled = applySignals(at.run, await at.store.pendingSignals(at.run.appliedSignals));
+    if (cancelled) await this.settleAbandoned(at, cancelled);
+  }
+
+  /**
+   * Steps cancelled while in flight (race losers, a cancel signal) stop at once, the worker
+   * tasks of abandoned blocks go, and the children of cancelled sub_sequence blocks are cancelled.
+   */
+  private async settleAbandoned(at: ActiveRun, pass: Env): Promise<void> {
+    for (const [id, f] of at.inflight) if (at.run.tree.nodes[id]?.status !== "active") f.abort.abort("cancelled");
+    if (pass.abandoned.length) await at.store.cancelWorkerTasks(pass.abandoned);
+    for (const childId of pass.cancelledChildren) await cancelChild(at.store, childId);
+  }
+
+  private async release(run: RunState): Promise<RunEnd> {
+    return (await run.commit(this.deps.progress, "scheduled", { nextFireAt: this.deps.now() })) ? "released" : "lease_lost";
+  }
+
+  private async failUnrunnable(claim: ClaimedInstance, row: ClaimedRow | undefined): Promise<RunEnd> {
+    const written = await this.deps.progress.commit({
+      instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed", cursor: row?.cursor ?? null,
+    });
+    this.deps.log.warn({ tenant_id: claim.tenantId, instance_id: claim.id }, "instance failed: its sequence is missing or invalid");
+    return written ? "failed" : "lease_lost";
+  }
+}
+
+/** A child that has ended, or is not this tenant's, needs nothing (and answers as missing). */
+async function cancelChild(store: RunStore, childId: string): Promise<void> {
+  await store.signalInstance(childId, { type: "cancel", payload: null }).catch((error: unknown) => {
+    if (!isAppError(error, "not_found") && !isAppError(error, "invalid_argument")) throw error;
+  });
+}
+
+const outputReaders = new WeakMap<Sequence, boolean>();
+
+/** Whether any string of the definition mentions `outputs.` or `steps.` (B.1, B.2 roots). */
+function readsOutputs(sequence: Sequence): boolean {
+  let reads = outputReaders.get(sequence);
+  if (reads === undefined) {
+    reads = /\b(outputs|steps)\./.test(JSON.stringify(sequence));
+    outputReaders.set(sequence, reads);
+  }
+  return reads;
+}

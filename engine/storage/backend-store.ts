@@ -1,0 +1,109 @@
+// What an engine's scheduler does on one backend: claim, keep and reap leases, commit progress,
+// sweep, and keep breakers and metrics. The pool stays in here; a claimed instance gets its own
+// tenant-bound RunStore.
+import type { MetricRow } from "../metrics/tenant-metrics.ts";
+import type { Backend } from "./backends.ts";
+import { listBudgetedTenants } from "./budgets.ts";
+import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker, type OpenBreakerRow } from "./breakers.ts";
+import { claimDueInstances, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
+import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
+import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
+import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
+import { RunStore } from "./run-store.ts";
+import { reapWorkerTasks, type ReapOptions } from "./worker-tasks.ts";
+
+export class BackendStore {
+  constructor(private readonly backend: Backend) {}
+
+  get id(): string {
+    return this.backend.id;
+  }
+
+  /** The store one claimed instance runs with, bound to its tenant and lease. */
+  run(claim: ClaimedInstance): RunStore {
+    return new RunStore(this.backend, claim);
+  }
+
+  // ---------------------------------------------------------------- claims and leases
+
+  claim(options: ClaimOptions) {
+    return claimDueInstances(this.backend.pool, options);
+  }
+
+  /** The claimed instances with their sequence definitions, in one query per claim batch. */
+  loadClaimed(ids: string[]) {
+    return loadClaimed(this.backend.pool, ids);
+  }
+
+  releaseLease(claim: ClaimedInstance, dueAt: Date, deferReason: string | null = null) {
+    return releaseLease(this.backend.pool, claim.id, claim.leaseEpoch, dueAt, deferReason);
+  }
+
+  /** The ids still held; any other lease was lost. */
+  renewLeases(leases: { id: string; leaseEpoch: number }[], until: Date) {
+    return renewLeases(this.backend.pool, leases, until);
+  }
+
+  /** Group commit: the ids whose progress was written (the others had lost their lease). */
+  commitProgress(batch: Progress[]) {
+    return commitProgressBatch(this.backend.pool, batch);
+  }
+
+  // ---------------------------------------------------------------- sweeps
+
+  reapExpiredLeases(now: Date, limit: number) {
+    return reapExpiredLeases(this.backend.pool, now, limit);
+  }
+
+  wakeDueWaiting(now: Date, limit: number, onlyTenants: string[] | null) {
+    return wakeDueWaiting(this.backend.pool, now, limit, onlyTenants);
+  }
+
+  reapWorkerTasks(now: Date, options: Partial<ReapOptions>) {
+    return reapWorkerTasks(this.backend.pool, now, options);
+  }
+
+  listBudgetedTenants() {
+    return listBudgetedTenants(this.backend.pool);
+  }
+
+  // ---------------------------------------------------------------- metrics
+
+  dueBacklog(now: Date, onlyTenants: string[] | null) {
+    return dueBacklog(this.backend.pool, now, onlyTenants);
+  }
+
+  writeTenantMetrics(rows: readonly MetricRow[]) {
+    return writeTenantMetrics(this.backend.pool, rows);
+  }
+
+  pruneTenantMetrics(before: Date) {
+    return pruneTenantMetrics(this.backend.pool, before);
+  }
+
+  // ---------------------------------------------------------------- breakers (every tenant here)
+
+  upsertOpenBreaker(row: OpenBreakerRow) {
+    return upsertOpenBreaker(this.backend.pool, row);
+  }
+
+  deleteOpenBreaker(tenantId: string, handler: string) {
+    return deleteOpenBreaker(this.backend.pool, tenantId, handler);
+  }
+
+  listOpenBreakers() {
+    return listOpenBreakers(this.backend.pool);
+  }
+
+  listBreakerSettings() {
+    return listBreakerSettings(this.backend.pool);
+  }
+
+  latestResetId() {
+    return latestResetId(this.backend.pool);
+  }
+
+  resetsSince(afterId: number) {
+    return resetsSince(this.backend.pool, afterId);
+  }
+}
