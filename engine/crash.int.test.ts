@@ -1,7 +1,8 @@
 // A crashed engine loses no instance: one engine process is killed with SIGKILL in the middle of
 // 1,000 instances, a fresh one finishes them all, every step's output is recorded exactly once,
-// and the dead engine's lease can no longer write.
+// and the dead engine's lease can no longer write, and no run failed or deadlocked on the way.
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant } from "../test/factories.ts";
@@ -9,6 +10,9 @@ import { commitProgress } from "./storage/execution.ts";
 
 let db: TestDatabase;
 const engines: ChildProcess[] = [];
+const closed: Promise<unknown>[] = [];
+/** Everything the engines wrote (their JSON logs go to stdout), also echoed to this stderr. */
+let output = "";
 beforeAll(async () => {
   db = await freshDatabase();
 });
@@ -24,9 +28,16 @@ function startEngine(): ChildProcess {
       BULKHEAD_LEASE_MS: "2000", BULKHEAD_REAPER_MS: "250", BULKHEAD_MAX_CONCURRENT_STEPS: "128",
       BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: "64",
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  for (const stream of [engine.stdout!, engine.stderr!]) {
+    stream.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      process.stderr.write(chunk);
+    });
+  }
   engines.push(engine);
+  closed.push(once(engine, "close"));
   return engine;
 }
 
@@ -91,4 +102,8 @@ it("finishes every instance exactly once after an engine is killed mid-run", asy
 
   second.kill("SIGTERM");
   expect(await new Promise((resolve) => second.once("exit", resolve))).toBe(0);
+
+  // Neither engine had a commit deadlock, nor a run that failed.
+  await Promise.all(closed);
+  expect(output.split("\n").filter((line) => /deadlock detected|40P01|"run failed"/.test(line))).toEqual([]);
 });

@@ -1,8 +1,7 @@
 // Group commit for step progress: commits that arrive while a write is in flight go out together
 // in the next statement. Under load that is one round trip (and one WAL flush) for many steps;
 // when idle a commit leaves at once, so nothing waits on a timer.
-import type pg from "pg";
-import { commitProgressBatch, type Progress } from "../storage/execution.ts";
+import { refusedByDatabase, type BackendStore, type Progress } from "../storage/index.ts";
 
 interface Pending {
   progress: Progress;
@@ -15,7 +14,7 @@ export class ProgressWriter {
   private flushing = false;
 
   constructor(
-    private readonly db: Pick<pg.Pool, "query" | "connect">,
+    private readonly store: Pick<BackendStore, "commitProgress">,
     /** Told of every progress that was written (the scheduler counts ends and deferrals). */
     private readonly onWritten: (progress: Progress) => void = () => {},
     private readonly maxBatch = 256,
@@ -33,19 +32,31 @@ export class ProgressWriter {
     this.flushing = true;
     // Let the commits issued in this turn of the event loop join the first batch.
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const written = await commitProgressBatch(this.db, batch.map((p) => p.progress));
-        for (const p of batch) {
-          const ok = written.has(p.progress.instanceId);
-          if (ok) this.onWritten(p.progress);
-          p.resolve(ok);
-        }
-      } catch (error) {
+    while (this.queue.length > 0) await this.write(this.queue.splice(0, this.maxBatch));
+    this.flushing = false;
+  }
+
+  /**
+   * One statement for the batch. When the database refuses it (nothing of it was written), the
+   * halves are retried on their own, down to single commits, so only a commit that fails alone
+   * fails its run. Any other error (the connection) leaves unknown what was written: no retry.
+   */
+  private async write(batch: Pending[]): Promise<void> {
+    try {
+      const written = await this.store.commitProgress(batch.map((p) => p.progress));
+      for (const p of batch) {
+        const ok = written.has(p.progress.instanceId);
+        if (ok) this.onWritten(p.progress);
+        p.resolve(ok);
+      }
+    } catch (error) {
+      if (batch.length > 1 && refusedByDatabase(error)) {
+        const half = Math.ceil(batch.length / 2);
+        await this.write(batch.slice(0, half));
+        await this.write(batch.slice(half));
+      } else {
         for (const p of batch) p.reject(error);
       }
     }
-    this.flushing = false;
   }
 }

@@ -1,6 +1,7 @@
 // What an engine's scheduler does on one backend: claim, keep and reap leases, commit progress,
 // sweep, and keep breakers and metrics. The pool stays in here; a claimed instance gets its own
 // tenant-bound RunStore.
+import pg from "pg";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import type { Backend } from "./backends.ts";
 import { listBudgetedTenants } from "./budgets.ts";
@@ -11,6 +12,11 @@ import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
 import { RunStore } from "./run-store.ts";
 import { reapWorkerTasks, type ReapOptions } from "./worker-tasks.ts";
+
+/** The server refused the statement (so nothing of it was written), as opposed to a lost connection. */
+export function refusedByDatabase(error: unknown): boolean {
+  return error instanceof pg.DatabaseError;
+}
 
 export class BackendStore {
   constructor(private readonly backend: Backend) {}

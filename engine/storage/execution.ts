@@ -95,6 +95,7 @@ const ENDED: readonly InstanceState[] = ["completed", "failed", "cancelled"];
  * the instance's row lock: one that locks after this UPDATE waits, sees the end and is refused;
  * one that locked first has committed by the time the UPDATE gets the row, but maybe after the
  * UPDATE's snapshot was taken, so only a later statement is sure to see its signal. `db` must
+ * be able to connect: the two statements run on one pooled connection.
  */
 export async function commitProgressBatch(db: Queryable & Connectable, batch: Progress[]): Promise<Set<string>> {
   const statement = commitStatement(batch);
@@ -109,7 +110,14 @@ export async function commitProgressBatch(db: Queryable & Connectable, batch: Pr
   });
 }
 
-function commitStatement(batch: Progress[]): pg.QueryConfig {
+const byInstanceId = (a: Progress, b: Progress) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0);
+
+// Lock order: every statement that locks several task_instances rows takes them in id order (see
+// `locked`, and renewLeases), so two of them can never wait for each other in a cycle. The waiting
+// parents a batch wakes are locked after all of its own rows, again by id: child before parent,
+// as an API state change takes them (patchInstanceState).
+function commitStatement(unordered: Progress[]): pg.QueryConfig {
+  const batch = [...unordered].sort(byInstanceId);
   const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
   const applied = batch.flatMap((p) => (p.signalsApplied ?? []).map((id) => ({ id, instanceId: p.instanceId })));
   return {
@@ -117,6 +125,10 @@ function commitStatement(batch: Progress[]): pg.QueryConfig {
     text: `WITH raw AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
                AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on)
+           ), locked AS (
+             -- the batch's rows, locked in id order before any is written (a locking CTE is
+             -- never inlined; without it the join locks them in plan and array order)
+             SELECT id FROM task_instances WHERE id = ANY($1::uuid[]) AND state = 'running' ORDER BY id FOR UPDATE
            ), checked AS (
              -- is what a waiting instance waits for (worker tasks, children) already over?
              SELECT x.*, x.state = 'waiting' AND (
@@ -150,13 +162,20 @@ function commitStatement(batch: Progress[]): pg.QueryConfig {
                     lease_owner = CASE WHEN x.state = 'running' THEN t.lease_owner END,
                     lease_expires_at = CASE WHEN x.state = 'running' THEN t.lease_expires_at END,
                     completed_at = CASE WHEN x.state IN ('completed', 'failed', 'cancelled') THEN now() END
-               FROM input x
+               FROM input x JOIN locked l ON l.id = x.id
               WHERE t.id = x.id AND t.tenant_id = x.tenant_id AND t.lease_epoch = x.lease_epoch AND t.state = 'running'
               RETURNING t.id, t.tenant_id, t.state, t.parent_instance_id
+           ), parents AS (
+             -- the waiting parents of the children that ended, locked in id order once all of
+             -- the batch's rows are written (the sort reads all of \`updated\` first)
+             SELECT id FROM task_instances
+              WHERE id IN (SELECT parent_instance_id FROM updated WHERE state IN ('completed', 'failed', 'cancelled'))
+                AND state = 'waiting'
+              ORDER BY id FOR UPDATE
            ), woken AS (
              -- C.7: a child that ended makes its waiting parent due now
              UPDATE task_instances p SET state = 'scheduled', next_fire_at = now(), updated_at = now()
-               FROM updated u
+               FROM updated u JOIN parents l ON l.id = u.parent_instance_id
               WHERE u.state IN ('completed', 'failed', 'cancelled') AND p.id = u.parent_instance_id
                 AND p.tenant_id = u.tenant_id AND p.state = 'waiting'
              RETURNING 1

@@ -37,7 +37,8 @@ export async function releaseLease(
 /**
  * Returns running instances whose lease expired (their engine died or stalled) to `scheduled`,
  * due at once. The epoch is left as is: the next claim bumps it, which fences the old holder.
- * Bounded per call so one sweep never holds many row locks.
+ * Bounded per call so one sweep never holds many row locks. Needs no lock order: SKIP LOCKED
+ * never waits for a row, so this statement can never be part of a deadlock.
  */
 export async function reapExpiredLeases(db: Queryable, now: Date, limit: number): Promise<number> {
   const { rowCount } = await db.query({
@@ -60,24 +61,32 @@ export async function reapExpiredLeases(db: Queryable, now: Date, limit: number)
 /**
  * Extends many live leases in one statement (the scheduler renews everything it holds on one
  * timer). Returns the ids still held; any other was lost and its run must stop.
+ *
+ * The rows are locked in id order first, the order commit_progress takes them in too
+ * (execution.ts): locked as the join meets them, two overlapping statements could deadlock.
  */
 export async function renewLeases(db: Queryable, leases: { id: string; leaseEpoch: number }[], until: Date): Promise<Set<string>> {
   if (leases.length === 0) return new Set();
+  const held = [...leases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const { rows } = await db.query<{ id: string }>({
     name: "renew_leases",
-    text: `UPDATE task_instances t SET lease_expires_at = $3
-             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch)
+    text: `WITH locked AS (
+             SELECT id FROM task_instances WHERE id = ANY($1::uuid[]) AND state = 'running' ORDER BY id FOR UPDATE
+           )
+           UPDATE task_instances t SET lease_expires_at = $3
+             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch) JOIN locked l ON l.id = held.id
             WHERE t.id = held.id AND t.lease_epoch = held.lease_epoch AND t.state = 'running'
             RETURNING t.id`,
-    values: [leases.map((l) => l.id), leases.map((l) => l.leaseEpoch), until],
+    values: [held.map((l) => l.id), held.map((l) => l.leaseEpoch), until],
   });
   return new Set(rows.map((r) => r.id));
 }
 
 /**
  * Wakes waiting instances whose wake-up time has come (a human-input gate's timeout): they go
- * back to `scheduled` so the engine can escalate. Bounded per call, like the reaper. The engine
- * passes `onlyTenants` (placed on this backend, not being moved); null: every tenant.
+ * back to `scheduled` so the engine can escalate. Bounded per call, like the reaper (and, like
+ * it, never waits for a row lock: SKIP LOCKED). The engine passes `onlyTenants` (placed on this
+ * backend, not being moved); null: every tenant.
  */
 export async function wakeDueWaiting(db: Queryable, now: Date, limit: number, onlyTenants: string[] | null = null): Promise<number> {
   const { rowCount } = await db.query({
