@@ -11,14 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
-import { createLogger } from "../logger.ts";
-import { Scheduler, type SchedulerConfig } from "../scheduler/scheduler.ts";
+import { Scheduler } from "../scheduler/scheduler.ts";
 import { claimDueInstances } from "../storage/claim.ts";
-import { asTenantId, RunStore } from "../storage/index.ts";
-import { createBuiltInHandlers } from "./registry.ts";
+import { asTenantId, BackendStore, RunStore } from "../storage/index.ts";
 import { sendSignal as sendSignalHandler } from "./send-signal.ts";
 import { makeInput } from "./test-support.ts";
 import type { HandlerOutcome } from "./types.ts";
+import { makeScheduler } from "../../test/scheduler.ts";
 
 const TENANT = "acme";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,14 +37,14 @@ afterAll(async () => {
   await db.drop();
 });
 
-const enginePool = () => db.storage.backends.primary.pool;
+const engineBackend = () => db.storage.backends.primary;
 
 /** A one-step instance claimed the way the scheduler claims it: running, under a fresh lease epoch. */
 async function claimedInstance() {
   const [id] = (await insertInstancesOf(db, TENANT, oneStep)) as [string];
   // A second ahead: next_fire_at is stored rounded to the millisecond, possibly up.
   const now = new Date(Date.now() + 1_000);
-  const [claim] = await claimDueInstances(enginePool(), { now, limit: 1, maxPerTenant: 0, leaseOwner: "engine-test", leaseMs: 30_000 });
+  const [claim] = await claimDueInstances(engineBackend().pool, { now, limit: 1, maxPerTenant: 0, leaseOwner: "engine-test", leaseMs: 30_000 });
   expect(claim?.id).toBe(id);
   return claim!;
 }
@@ -75,7 +74,7 @@ async function signalsOf(id: string): Promise<{ id: string; delivered: boolean }
 describe("send_signal against the engine's completion commit", () => {
   it("refuses a target whose completion committed first, with the answer a missing target gets", async () => {
     const claim = await claimedInstance();
-    expect(await new ProgressWriter(enginePool()).commit(completion(claim))).toBe(true);
+    expect(await new ProgressWriter(new BackendStore(engineBackend())).commit(completion(claim))).toBe(true);
     expect(await sendSignal(claim.id, 0)).toEqual(REFUSED);
     expect(await sendSignal(randomUUID(), 0)).toEqual(REFUSED);
     expect(await signalsOf(claim.id)).toEqual([]);
@@ -87,7 +86,7 @@ describe("send_signal against the engine's completion commit", () => {
     expect(sent).toEqual({ kind: "success", output: { signal_id: expect.stringMatching(UUID) } });
     // The run decided to finish before the signal came (it took the queue at its start), so the
     // completion is written all the same.
-    expect(await new ProgressWriter(enginePool()).commit(completion(claim))).toBe(true);
+    expect(await new ProgressWriter(new BackendStore(engineBackend())).commit(completion(claim))).toBe(true);
     expect(await instanceState(claim.id)).toBe("completed");
     expect(await signalsOf(claim.id)).toEqual([{ id: (sent as { output: { signal_id: string } }).output.signal_id, delivered: true }]);
   });
@@ -97,7 +96,7 @@ describe("send_signal against the engine's completion commit", () => {
     const update = (data: object) => signalFrom({ instance_id: claim.id, signal_type: "update_context", payload: { data } });
     await update({ a: 1, b: 1 });
     await update({ b: 2 });
-    expect(await new ProgressWriter(enginePool()).commit(completion(claim))).toBe(true);
+    expect(await new ProgressWriter(new BackendStore(engineBackend())).commit(completion(claim))).toBe(true);
     const { rows } = await db.sql.query("SELECT state, context -> 'data' AS data FROM task_instances WHERE id = $1", [claim.id]);
     expect(rows[0]).toEqual({ state: "completed", data: { a: 1, b: 2 } });
     expect((await signalsOf(claim.id)).every((s) => s.delivered)).toBe(true);
@@ -105,7 +104,7 @@ describe("send_signal against the engine's completion commit", () => {
 
   it("never leaves an undelivered signal on the finished instance: 100 rounds of both at once", async () => {
     const outcomes = { accepted: 0, refused: 0 };
-    const writer = new ProgressWriter(enginePool());
+    const writer = new ProgressWriter(new BackendStore(engineBackend()));
     for (let round = 0; round < 100; round++) {
       const claim = await claimedInstance();
       // Staggered by a jitter either way, so both orders happen.
@@ -134,14 +133,12 @@ describe("send_signal against the engine's completion commit", () => {
 describe("a send_signal step racing its target through the scheduler", () => {
   let scheduler: Scheduler;
   beforeAll(async () => {
-    const config: SchedulerConfig = {
-      BULKHEAD_TICK_MS: 5, BULKHEAD_CLAIM_BATCH: 16, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 16,
-      BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 16, BULKHEAD_LEASE_MS: 30_000, BULKHEAD_REAPER_MS: 60_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
-      BULKHEAD_BREAKER_THRESHOLD: 1_000, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
-    };
-    scheduler = new Scheduler({
-      backend: db.storage.backends.primary, handlers: createBuiltInHandlers({ httpAllow: [] }), config,
-      log: createLogger("test", process.env.TEST_LOG ?? "silent"), ownerId: "coordination-test",
+    scheduler = makeScheduler(db, {
+      ownerId: "coordination-test",
+      config: {
+        BULKHEAD_TICK_MS: 5, BULKHEAD_CLAIM_BATCH: 16, BULKHEAD_MAX_CONCURRENT_STEPS: 16, BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 16,
+        BULKHEAD_LEASE_MS: 30_000, BULKHEAD_REAPER_MS: 60_000, BULKHEAD_BREAKER_THRESHOLD: 1_000,
+      },
     });
     await scheduler.start();
   });

@@ -3,24 +3,16 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
-import { createBuiltInHandlers } from "../handlers/registry.ts";
-import { createLogger } from "../logger.ts";
-import { Scheduler, type SchedulerConfig } from "../scheduler/scheduler.ts";
 import { setBudget } from "../storage/budgets.ts";
 import { dueBacklog, pruneTenantMetrics, readTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
 import { TenantMetrics } from "./tenant-metrics.ts";
+import { makeScheduler } from "../../test/scheduler.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
   db = await freshDatabase();
 });
 afterAll(() => db.drop());
-
-const config: SchedulerConfig = {
-  BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
-  BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
-  BULKHEAD_BREAKER_THRESHOLD: 5, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
-};
 
 /** A tenant's minutes summed: the workload may straddle a minute boundary. */
 async function totals(tenantId: string) {
@@ -46,10 +38,7 @@ it("records exactly the claims, ends, deferrals and lag buckets of a known workl
   await setBudget(db.sql, "m-budget", 2, 3_600, new Date());
   await dueAgo("m-budget", await insertSequence(db, "m-budget", [{ type: "step", id: "x", handler: "noop" }]), 5, 0);
 
-  const scheduler = new Scheduler({
-    backend: db.storage.backends.primary, handlers: createBuiltInHandlers({ httpAllow: [] }), config,
-    log: createLogger("test", "silent"), ownerId: "metrics-test",
-  });
+  const scheduler = makeScheduler(db, { ownerId: "metrics-test" });
   await scheduler.start();
   const settled = async () => (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state IN ('completed', 'failed') OR defer_reason = 'budget'")).rows[0].n;
   await expect.poll(settled, { timeout: 15_000 }).toBe(19);

@@ -7,9 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { createBuiltInHandlers } from "../handlers/registry.ts";
-import { createLogger } from "../logger.ts";
 import { listOpenBreakers, resetBreaker, setBreakerSettings, upsertOpenBreaker } from "../storage/breakers.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
+import { makeScheduler } from "../../test/scheduler.ts";
 
 let db: TestDatabase;
 let vendor: http.Server;
@@ -33,20 +33,8 @@ afterAll(async () => {
   await db.drop();
 });
 
-const config: SchedulerConfig = {
-  BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
-  BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
-  BULKHEAD_BREAKER_THRESHOLD: 5, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
-};
-
-async function engine(overrides: Partial<SchedulerConfig> = {}) {
-  const scheduler = new Scheduler({
-    backend: db.storage.backends.primary,
-    handlers: createBuiltInHandlers({ httpAllow: ["127.0.0.1"] }),
-    config: { ...config, ...overrides },
-    log: createLogger("test", "silent"),
-    ownerId: `engine-${running.length}`,
-  });
+async function engine(config: Partial<SchedulerConfig> = {}) {
+  const scheduler = makeScheduler(db, { handlers: createBuiltInHandlers({ httpAllow: ["127.0.0.1"] }), config, ownerId: `engine-${running.length}` });
   running.push(scheduler);
   await scheduler.start();
   return scheduler;

@@ -4,12 +4,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
-import { createBuiltInHandlers } from "../handlers/registry.ts";
-import { createLogger } from "../logger.ts";
 import { setBudget } from "../storage/budgets.ts";
 import { commitProgress, loadLatestOutputs } from "../storage/execution.ts";
 import { setRateLimitPolicy } from "../storage/rate-limits.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
+import { makeScheduler } from "../../test/scheduler.ts";
+import { HandlerRegistry } from "../handlers/registry.ts";
 
 let db: TestDatabase;
 let scheduler: Scheduler | null = null;
@@ -22,22 +22,11 @@ afterEach(async () => {
 });
 afterAll(() => db.drop());
 
-const config: SchedulerConfig = {
-  BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
-  BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
-  BULKHEAD_BREAKER_THRESHOLD: 5, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
-};
-
-async function startScheduler(overrides: Partial<SchedulerConfig> = {}) {
-  scheduler = new Scheduler({
-    backend: db.storage.backends.primary,
-    handlers: createBuiltInHandlers({ httpAllow: [] }),
-    config: { ...config, ...overrides },
-    log: createLogger("test", "silent"),
-    ownerId: "test-engine",
-  });
-  await scheduler.start();
-  return scheduler;
+async function startScheduler(config: Partial<SchedulerConfig> = {}, handlers?: HandlerRegistry) {
+  const started = makeScheduler(db, { config, ...(handlers ? { handlers } : {}) });
+  scheduler = started;
+  await started.start();
+  return started;
 }
 
 async function instance(id: string) {
@@ -306,5 +295,42 @@ describe("fencing", () => {
     expect(await outputs(id!)).toEqual([]);
     // and the current holder can write
     expect(await commitProgress(db.sql, { instanceId: id!, tenantId: "acme", leaseEpoch: 3, state: "completed", cursor: null })).toBe(true);
+  });
+});
+
+describe("typed handler outcomes", () => {
+  it("snooze: the step waits until the given time and runs again with the same attempt number", async () => {
+    const calls: number[] = [];
+    const handlers = new HandlerRegistry([
+      ["patient", async (input) => {
+        calls.push(input.attempt);
+        return calls.length === 1 ? { kind: "snooze", until: new Date(Date.now() + 400) } : { kind: "success", output: { calls: calls.length } };
+      }],
+    ]);
+    const seq = await insertSequence(db, "snooze", [step("wait", "patient")]);
+    const [id] = await insertInstancesOf(db, "snooze", seq);
+    await startScheduler({}, handlers);
+    const snoozed = await until(() => instance(id!), (i) => i.defer_reason === "snooze");
+    expect(snoozed).toMatchObject({ state: "scheduled", defer_reason: "snooze" });
+    expect(snoozed.next_fire_at.getTime()).toBeGreaterThan(Date.now() + 100);
+    expect(await until(() => instance(id!), (i) => i.state === "completed")).toMatchObject({ state: "completed" });
+    expect(calls).toEqual([0, 0]);
+    expect(await outputs(id!)).toEqual([{ block_id: "wait", output: { calls: 2 }, output_ref: null, attempt: 0 }]);
+  });
+
+  it("cancel: the step ends cancelled, so does a flat instance, and what follows never runs", async () => {
+    const ran: string[] = [];
+    const handlers = new HandlerRegistry([
+      ["refuse", async () => ({ kind: "cancel" })],
+      ["after", async (input) => (ran.push(input.blockId), { kind: "success", output: {} })],
+    ]);
+    const seq = await insertSequence(db, "cancel", [step("first", "refuse"), step("second", "after")]);
+    const [id] = await insertInstancesOf(db, "cancel", seq);
+    await startScheduler({}, handlers);
+    const ended = await until(() => instance(id!), (i) => i.state === "cancelled");
+    expect(ended.state).toBe("cancelled");
+    expect(ended.cursor.nodes.first.status).toBe("cancelled");
+    expect(ran).toEqual([]);
+    expect(await outputs(id!)).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ export class Scheduler {
       store: this.store,
       handlers: deps.handlers,
       breakers: this.breakers,
-      progress: new ProgressWriter(deps.backend.pool, deps.metrics === false ? undefined : (progress) => this.countWritten(progress)),
+      progress: new ProgressWriter(this.store, deps.metrics === false ? undefined : (progress) => this.countWritten(progress)),
       isBudgeted: (tenantId) => this.budgeted === null || this.budgeted.has(tenantId),
       now: this.now,
       log: deps.log,

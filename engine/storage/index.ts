@@ -35,7 +35,7 @@ import {
 
 export { StorageBackends } from "./backends.ts";
 export type { Backend } from "./backends.ts";
-export { BackendStore } from "./backend-store.ts";
+export { BackendStore, refusedByDatabase } from "./backend-store.ts";
 export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
 export type { ClaimedInstance } from "./claim.ts";
 export type { ClaimedRow, OutputRow, Progress } from "./execution.ts";

@@ -3,26 +3,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../../test/factories.ts";
-import { createBuiltInHandlers } from "../../handlers/registry.ts";
-import { createLogger } from "../../logger.ts";
-import { Scheduler, type SchedulerConfig } from "../../scheduler/scheduler.ts";
+import type { Scheduler } from "../../scheduler/scheduler.ts";
 import { enqueueSignalIfActive } from "../../storage/signals.ts";
 import { putTrigger } from "../../storage/triggers.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../../storage/worker-tasks.ts";
+import { makeScheduler } from "../../../test/scheduler.ts";
 
 let db: TestDatabase;
 let scheduler: Scheduler;
 beforeAll(async () => {
   db = await freshDatabase();
-  const config: SchedulerConfig = {
-    BULKHEAD_TICK_MS: 20, BULKHEAD_CLAIM_BATCH: 64, BULKHEAD_MAX_INSTANCES_PER_TENANT: 0, BULKHEAD_MAX_CONCURRENT_STEPS: 64,
-    BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 32, BULKHEAD_LEASE_MS: 5_000, BULKHEAD_REAPER_MS: 1_000, BULKHEAD_SHUTDOWN_GRACE_MS: 2_000,
-    BULKHEAD_BREAKER_THRESHOLD: 5, BULKHEAD_BREAKER_COOLDOWN_SECS: 60,
-  };
-  scheduler = new Scheduler({
-    backend: db.storage.backends.primary, handlers: createBuiltInHandlers({ httpAllow: [] }), config,
-    log: createLogger("test", process.env.TEST_LOG ?? "silent"), ownerId: "tree-test",
-  });
+  scheduler = makeScheduler(db, { ownerId: "tree-test" });
   await scheduler.start();
 });
 afterEach(() => undefined);
