@@ -2,6 +2,14 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 
+const TESTS = ["**/*.test.ts"];
+const NO_WEB = { group: ["**/server/**", "**/app/**"], message: "the engine knows no web: engine never imports server/ or app/" };
+const STORAGE_FRONT_DOOR = {
+  group: ["**/storage/*", "!**/storage/index.ts"],
+  message: "engine/storage/index.ts is the only way into storage from outside it",
+};
+const NO_EVALUATOR = { group: ["**/engine/exec/**"], message: "the web reads instances through the engine's read model, never engine/exec" };
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", ".data/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts"] },
   js.configs.recommended,
@@ -15,5 +23,21 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
+  },
+  // The walls of DESIGN.md, for product code (tests and benchmarks may reach inside to measure).
+  {
+    files: ["engine/**/*.ts"],
+    ignores: ["engine/storage/**", ...TESTS],
+    rules: { "no-restricted-imports": ["error", { patterns: [NO_WEB, STORAGE_FRONT_DOOR] }] },
+  },
+  {
+    files: ["engine/storage/**/*.ts"],
+    ignores: TESTS,
+    rules: { "no-restricted-imports": ["error", { patterns: [NO_WEB] }] },
+  },
+  {
+    files: ["server/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
+    ignores: TESTS,
+    rules: { "no-restricted-imports": ["error", { patterns: [STORAGE_FRONT_DOOR, NO_EVALUATOR] }] },
   },
 );

@@ -3,7 +3,7 @@
 // Every block module reads and writes only its own node and asks the evaluator about children.
 import type { Block, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
 import type { Scope } from "../../sequence/paths.ts";
-import type { OutputRow } from "../../storage/execution.ts";
+import type { OutputRow } from "../../storage/index.ts";
 
 export type Settled = "completed" | "failed" | "cancelled";
 
