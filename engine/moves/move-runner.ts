@@ -4,7 +4,6 @@
 // (a backend restarting) heals on its own and a lasting one does not spin.
 import type { Logger } from "../logger.ts";
 import type { Storage } from "../storage/index.ts";
-import { auditMoveDone, listActiveMoves } from "../storage/moves.ts";
 import { isAppError } from "../errors.ts";
 import { runMove } from "./move-tenant.ts";
 
@@ -36,7 +35,7 @@ export class MoveRunner {
 
   async poll(): Promise<void> {
     try {
-      for (const move of await listActiveMoves(this.storage.backends.primary.pool)) {
+      for (const move of await this.storage.moves.listActive()) {
         if (this.running.has(move.id)) continue;
         if (move.error !== null && Date.now() - move.updatedAt.getTime() < RETRY_AFTER_ERROR_MS) continue;
         if (!this.storage.backends.has(move.fromBackend) || !this.storage.backends.has(move.toBackend)) continue;
@@ -50,7 +49,7 @@ export class MoveRunner {
           .then(async (moved) => {
             if (moved.phase !== "done") return log.info({ phase: moved.phase }, "tenant move paused for shutdown");
             log.info({ to: moved.toBackend }, "tenant move done");
-            await auditMoveDone(this.storage.backends.primary.pool, moved);
+            await this.storage.moves.auditDone(moved);
           })
           .catch((error: unknown) => {
             // Another process holds the move: nothing to report.

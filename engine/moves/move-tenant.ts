@@ -15,10 +15,7 @@
 // Other tenants are never touched.
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError, notFound } from "../errors.ts";
-import type { Storage } from "../storage/index.ts";
-import { activeMove, advanceMove, insertMove, recordMoveError, type MovePhase, type MoveRecord } from "../storage/moves.ts";
-import { advanceTenantPlacement, quiescePlacement, readPlacement, resumePlacement } from "../storage/placements.ts";
-import { copyTenantRows, deleteTenantRows, runningInstances, summarizeTenantRows, type TableSummary } from "../storage/tenant-rows.ts";
+import type { MovePhase, MoveRecord, Storage, TableSummary } from "../storage/index.ts";
 
 export interface MoveOptions {
   /** Who asked, for the move's record (an email, "cli", a key prefix). */
@@ -45,20 +42,20 @@ export type StartResult = { kind: "started" | "resumable"; move: MoveRecord } | 
  * unfinished move there. A tenant already on `toBackend` with no move under way is `already_placed`.
  */
 export async function startMove(storage: Storage, tenantId: string, toBackend: string, requestedBy: string): Promise<StartResult> {
-  const primary = storage.backends.primary.pool;
-  const active = await activeMove(primary, tenantId);
+  const { moves } = storage;
+  const active = await moves.active(tenantId);
   if (active && active.toBackend !== toBackend) {
     throw new AppError("conflict", `the tenant is being moved to "${active.toBackend}"; finish that move first`);
   }
   if (active) return { kind: "resumable", move: active };
-  const placement = await readPlacement(primary, tenantId);
+  const placement = await moves.placement(tenantId);
   if (!placement) throw notFound("tenant");
   if (!storage.backends.has(toBackend)) {
     throw new AppError("invalid_argument", `backend "${toBackend.slice(0, 128)}" is not registered`, ["backend_id"]);
   }
   if (placement.backendId === toBackend) return { kind: "already_placed", backendId: placement.backendId, epoch: placement.epoch };
   storage.backends.get(placement.backendId); // Unsupported unless this process serves the old backend too
-  const move = await insertMove(primary, { tenantId, fromBackend: placement.backendId, toBackend, fromEpoch: placement.epoch, requestedBy });
+  const move = await moves.insert({ tenantId, fromBackend: placement.backendId, toBackend, fromEpoch: placement.epoch, requestedBy });
   return { kind: "started", move };
 }
 
@@ -74,80 +71,72 @@ export async function moveTenant(storage: Storage, tenantId: string, toBackend: 
  * advisory lock on the primary, held while it runs, turns a second runner (the CLI and an engine,
  * two engines) away with a conflict; a runner that dies releases it with its connection.
  */
-export async function runMove(storage: Storage, recorded: MoveRecord, options: MoveOptions): Promise<MoveRecord> {
-  const primary = storage.backends.primary.pool;
-  const lock = await primary.connect();
-  let move = recorded;
-  try {
-    const { rows } = await lock.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('tenant_move'), hashtext($1)) AS locked", [move.tenantId]);
-    if (!rows[0]!.locked) throw new AppError("conflict", "another process is running this move");
+export function runMove(storage: Storage, recorded: MoveRecord, options: MoveOptions): Promise<MoveRecord> {
+  const { moves } = storage;
+  return moves.withLock(recorded.tenantId, async () => {
+    let move = recorded;
     try {
-      move = (await activeMove(primary, move.tenantId)) ?? { ...move, phase: "done" }; // it may have advanced meanwhile
+      move = (await moves.active(move.tenantId)) ?? { ...move, phase: "done" }; // it may have advanced meanwhile
       while (move.phase !== "done" && !options.stop?.aborted) {
         await options.beforePhase?.(move, move.phase);
         move = await runPhase(storage, move, { ...DEFAULTS, ...options });
       }
       return move;
     } catch (error) {
-      await recordMoveError(primary, move.id, (error as Error).message).catch(() => {});
+      await moves.recordError(move.id, (error as Error).message).catch(() => {});
       throw error;
-    } finally {
-      await lock.query("SELECT pg_advisory_unlock(hashtext('tenant_move'), hashtext($1))", [move.tenantId]).catch(() => {});
     }
-  } finally {
-    lock.release();
-  }
+  });
 }
 
 async function runPhase(storage: Storage, move: MoveRecord, options: Required<Omit<MoveOptions, "beforePhase" | "stop">>): Promise<MoveRecord> {
-  const primary = storage.backends.primary.pool;
-  const source = storage.backends.get(move.fromBackend).pool;
-  const target = storage.backends.get(move.toBackend).pool;
+  const { moves } = storage;
+  const rows = moves.between(move.fromBackend, move.toBackend);
   const { tenantId } = move;
   switch (move.phase) {
     case "quiesce": {
-      if (!(await quiescePlacement(primary, tenantId, move.fromEpoch))) {
+      if (!(await moves.quiesce(tenantId, move.fromEpoch))) {
         throw new AppError("conflict", `the placement changed since the move started (epoch ${move.fromEpoch})`);
       }
       await sleep(options.graceMs);
-      return advanceMove(primary, move.id, "drain");
+      return moves.advance(move.id, "drain");
     }
     case "drain": {
       const deadline = Date.now() + options.drainTimeoutMs;
       for (;;) {
-        const running = await runningInstances(source, tenantId, new Date());
+        const running = await rows.runningOnSource(tenantId, new Date());
         if (running === 0) break;
         if (Date.now() > deadline) throw new AppError("unavailable", `${running} instance(s) still running after ${options.drainTimeoutMs} ms; run the move again to resume`);
         await sleep(100);
       }
-      return advanceMove(primary, move.id, "copy");
+      return moves.advance(move.id, "copy");
     }
     case "copy": {
-      const copied = await copyTenantRows(source, target, tenantId);
-      return advanceMove(primary, move.id, "validate", { copied, copies: Number(move.detail.copies ?? 0) + 1 });
+      const copied = await rows.copy(tenantId);
+      return moves.advance(move.id, "validate", { copied, copies: Number(move.detail.copies ?? 0) + 1 });
     }
     case "validate": {
-      const [before, after] = await Promise.all([summarizeTenantRows(source, tenantId), summarizeTenantRows(target, tenantId)]);
+      const [before, after] = await rows.summaries(tenantId);
       const differing = Object.keys(before).filter((table) => !sameSummary(before[table], after[table]));
-      if (differing.length === 0) return advanceMove(primary, move.id, "cutover", { validated: before });
+      if (differing.length === 0) return moves.advance(move.id, "cutover", { validated: before });
       if (Number(move.detail.copies ?? 0) >= MAX_COPIES) {
         throw new AppError("conflict", `the copy still differs from the source in ${differing.join(", ")} after ${MAX_COPIES} copies`);
       }
-      return advanceMove(primary, move.id, "copy", { differed: differing });
+      return moves.advance(move.id, "copy", { differed: differing });
     }
     case "cutover": {
-      const placement = await readPlacement(primary, tenantId);
+      const placement = await moves.placement(tenantId);
       const done = placement?.backendId === move.toBackend && placement.epoch === move.fromEpoch + 1;
-      if (!done) await advanceTenantPlacement(primary, tenantId, move.toBackend, move.fromEpoch + 1);
-      return advanceMove(primary, move.id, "resume", { epoch: move.fromEpoch + 1 });
+      if (!done) await moves.cutover(tenantId, move.toBackend, move.fromEpoch + 1);
+      return moves.advance(move.id, "resume", { epoch: move.fromEpoch + 1 });
     }
     case "resume": {
-      await resumePlacement(primary, tenantId, move.toBackend);
-      return advanceMove(primary, move.id, "cleanup");
+      await moves.resume(tenantId, move.toBackend);
+      return moves.advance(move.id, "cleanup");
     }
     case "cleanup": {
-      const deleted = await deleteTenantRows(source, tenantId);
-      return advanceMove(primary, move.id, "done", { deleted_from_source: deleted });
+      const deleted = await rows.deleteFromSource(tenantId);
+      return moves.advance(move.id, "done", { deleted_from_source: deleted });
     }
     case "done":
       return move;

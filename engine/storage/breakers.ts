@@ -2,10 +2,8 @@
 // what must outlive a process or reach the others: the Open breakers (with when they opened, so a
 // restart keeps the cooldown clock) and the resets (so every process drops its state for a reset
 // breaker). Statements name the tenant; the engine's sweeps read every tenant on its backend.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export interface OpenBreakerRow {
   tenantId: string;

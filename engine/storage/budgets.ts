@@ -4,10 +4,8 @@
 // Periods lie on a fixed grid, multiples of the period since the Unix epoch (an hourly budget
 // resets on the hour, a daily one at 00:00 UTC), so every process agrees on the next reset
 // whatever version of the row it read.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 /** As a rate-limit `Reservation`; a unit taken says from which period, so it can be handed back. */
 export type BudgetReservation = { ok: true; periodStart: Date | null } | { ok: false; retryAt: Date };

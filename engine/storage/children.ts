@@ -1,10 +1,8 @@
 // SQL of sub_sequence blocks (wire-format C.7): finding the child's sequence, creating the child
 // under the parent's lease, and reading how a child ended. Every statement is tenant-scoped: a
 // child lives in its parent's tenant and namespace, always.
-import type pg from "pg";
 import { uuidv7 } from "./ids.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export const MAX_SUB_SEQUENCE_DEPTH = 16;
 

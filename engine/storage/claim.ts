@@ -1,10 +1,8 @@
 // claimDueInstances: the one statement that hands due instances to a scheduler. It locks, picks
 // and flips the winners to `running` with a fresh lease in a single round trip, so N engine
 // processes can claim concurrently without ever claiming a row twice.
-import type pg from "pg";
 import { asTenantId, type TenantId } from "./ids.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export interface ClaimedInstance {
   id: string;

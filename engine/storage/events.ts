@@ -1,12 +1,9 @@
 // SQL of emit_event (D): a child instance in the caller's own tenant and namespace, optionally
 // deduplicated. The dedupe row and the child are written in one transaction, so a crash can
 // never leave a dedupe row pointing at a child that does not exist.
-import type pg from "pg";
 import { inputProblem } from "../sequence/input-schema.ts";
 import { uuidv7 } from "./ids.ts";
-import { inTransaction } from "./transaction.ts";
-
-type Connectable = Pick<pg.Pool, "connect">;
+import { inTransaction, type Connectable } from "./transaction.ts";
 
 export interface EmitEvent {
   tenantId: string;

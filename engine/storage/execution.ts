@@ -4,11 +4,10 @@
 // atomic without a transaction, one round trip; only a commit that ends instances adds a second
 // (see commitProgressBatch).
 import type pg from "pg";
+import { isTerminal, type InstanceState } from "../model.ts";
 import { uuidv7 } from "./ids.ts";
 import { consumeLateSignals } from "./signals.ts";
-import { inTransaction, type Connectable } from "./transaction.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
 export interface ClaimedRow {
   id: string;
@@ -52,7 +51,6 @@ export interface OutputRow {
   attempt: number;
 }
 
-export type InstanceState = "scheduled" | "running" | "waiting" | "paused" | "completed" | "failed" | "cancelled";
 
 export interface Progress {
   instanceId: string;
@@ -82,8 +80,6 @@ export interface Progress {
   signalsApplied?: string[];
 }
 
-const ENDED: readonly InstanceState[] = ["completed", "failed", "cancelled"];
-
 /**
  * Records steps' outputs and their instances' new state, cursor and due time, for many instances
  * in one statement (the scheduler groups the commits that arrive together), each row fenced by
@@ -99,13 +95,13 @@ const ENDED: readonly InstanceState[] = ["completed", "failed", "cancelled"];
  */
 export async function commitProgressBatch(db: Queryable & Connectable, batch: Progress[]): Promise<Set<string>> {
   const statement = commitStatement(batch);
-  if (!batch.some((p) => ENDED.includes(p.state))) {
+  if (!batch.some((p) => isTerminal(p.state))) {
     const { rows } = await db.query<{ id: string }>(statement);
     return new Set(rows.map((r) => r.id));
   }
   return inTransaction(db, async (client) => {
     const { rows } = await client.query<{ id: string; tenant_id: string; state: InstanceState }>(statement);
-    await consumeLateSignals(client, rows.filter((r) => ENDED.includes(r.state)).map((r) => ({ tenantId: r.tenant_id, id: r.id })));
+    await consumeLateSignals(client, rows.filter((r) => isTerminal(r.state)).map((r) => ({ tenantId: r.tenant_id, id: r.id })));
     return new Set(rows.map((r) => r.id));
   });
 }

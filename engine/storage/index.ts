@@ -55,7 +55,8 @@ export {
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
 } from "./worker-tasks.ts";
 export { decodeSignalType, type NewSignal, type PendingSignal, type SignalType } from "./signals.ts";
-export { canTransition, isTerminal, TRANSITIONS } from "./instance-state.ts";
+export { canTransition, TRANSITIONS } from "./instance-state.ts";
+export { isTerminal } from "../model.ts";
 export { INSTANCE_PAGE_MAX, type InstanceKey } from "./instance-pages.ts";
 export { MOVE_PHASES, type MovePhase, type MoveRecord } from "./moves.ts";
 export type { MoveRows, MoveStore, NewMove } from "./move-store.ts";

@@ -1,13 +1,10 @@
 // SQL for the web app's instance pages: the list (filters, keyset pagination) and what the detail
 // page shows besides the tree (the instance with its sequence, outputs, signals, worker tasks and
 // their attempt events). Every statement is scoped by tenant_id; a foreign instance is missing.
-import type pg from "pg";
 import type { InstanceState } from "./instances.ts";
 import { signalTypeFromText, type SignalType } from "./signals.ts";
-import { inTransaction, type Connectable } from "./transaction.ts";
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 import type { WorkerTaskEvent, WorkerTaskState } from "./worker-tasks.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
 
 export const INSTANCE_PAGE_MAX = 200;
 

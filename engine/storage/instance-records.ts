@@ -2,11 +2,9 @@
 // statement but `instanceOwner` is scoped by tenant_id; that one serves Storage.locate, which
 // confirms the owner through the partition router before anything is read.
 import { uuidv7 } from "./ids.ts";
-import type pg from "pg";
 import { AppError } from "../errors.ts";
 import type { InstanceState } from "./instances.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export interface NewInstance {
   namespace: string;

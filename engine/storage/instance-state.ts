@@ -1,18 +1,12 @@
 // Instance state changes made through the API (wire-format F.2, E.10, E.11, E.14): the legal
 // transitions as data, PATCH state, PATCH context and retry. Every statement is scoped by
 // tenant_id; a foreign instance is simply not found.
-import type pg from "pg";
 import { AppError, notFound } from "../errors.ts";
+import { isTerminal, type InstanceState } from "../model.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
-import type { InstanceState } from "./instances.ts";
+import { lockInstance } from "./instances.ts";
 import { consumeLateSignals } from "./signals.ts";
-import { inTransaction, type Connectable } from "./transaction.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
-
-export const TERMINAL_STATES: readonly InstanceState[] = ["completed", "failed", "cancelled"];
-
-export const isTerminal = (state: InstanceState) => TERMINAL_STATES.includes(state);
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
 /** F.2: from → the states it may go to. Also the validation table of PATCH state. */
 export const TRANSITIONS: Readonly<Record<InstanceState, readonly InstanceState[]>> = {
@@ -27,17 +21,6 @@ export const TRANSITIONS: Readonly<Record<InstanceState, readonly InstanceState[
 
 export function canTransition(from: InstanceState, to: InstanceState): boolean {
   return TRANSITIONS[from].includes(to);
-}
-
-/** The instance's row locked until the transaction ends, or not found (missing and foreign alike). */
-export async function lockInstance(client: Queryable, tenantId: string, instanceId: string) {
-  const { rows } = await client.query<{ state: InstanceState; parent_instance_id: string | null }>({
-    name: "lock_instance",
-    text: "SELECT state, parent_instance_id FROM task_instances WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
-    values: [tenantId, instanceId],
-  });
-  if (!rows[0]) throw notFound("instance");
-  return rows[0];
 }
 
 // Fencing: an engine holding a `running` instance writes only under the lease epoch its claim

@@ -1,13 +1,22 @@
-// SQL for `task_instances` that the web side needs. The engine's claim path comes with the
-// scheduler. Every statement is scoped by tenant_id.
-import type pg from "pg";
+// SQL for `task_instances` that the web side and the state changes share. Every statement is
+// scoped by tenant_id but the backend-wide count for platform metrics.
+import { notFound } from "../errors.ts";
+import { INSTANCE_STATES, type InstanceState } from "../model.ts";
+import type { Queryable } from "./transaction.ts";
 
-type Queryable = Pick<pg.Pool, "query">;
+export { INSTANCE_STATES, type InstanceState };
 
-export const INSTANCE_STATES = ["scheduled", "running", "waiting", "paused", "completed", "failed", "cancelled"] as const;
-export type InstanceState = (typeof INSTANCE_STATES)[number];
+/** The instance's row locked until the transaction ends, or not found (missing and foreign alike). */
+export async function lockInstance(client: Queryable, tenantId: string, instanceId: string) {
+  const { rows } = await client.query<{ state: InstanceState; parent_instance_id: string | null }>({
+    name: "lock_instance",
+    text: "SELECT state, parent_instance_id FROM task_instances WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
+    values: [tenantId, instanceId],
+  });
+  if (!rows[0]) throw notFound("instance");
+  return rows[0];
+}
 
-/** Instance counts by state, every state present (zero when none). */
 /** Every instance on this backend by state, every state present (platform metrics, not a tenant's view). */
 export async function countBackendInstancesByState(db: Queryable): Promise<Record<InstanceState, number>> {
   const { rows } = await db.query<{ state: InstanceState; count: number }>({

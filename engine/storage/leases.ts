@@ -1,8 +1,6 @@
 // Lease upkeep for claimed instances. Every write of a claimer names the lease epoch it claimed
 // with; a row whose epoch has moved on belongs to a newer claim, and the write changes nothing.
-import type pg from "pg";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 /** Extends a live lease; false when the lease was lost (reaped and claimed again, or finished). */
 export async function renewLease(db: Queryable, id: string, leaseEpoch: number, until: Date): Promise<boolean> {

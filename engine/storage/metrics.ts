@@ -1,9 +1,7 @@
 // SQL of tenant_metrics: the engine's batched writes, its backlog samples, and the reads behind
 // the operator's fairness page and the Prometheus endpoint. One row per (tenant, minute).
-import type pg from "pg";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 /** Adds a batch of per-minute counts to the stored minutes, in one statement. */
 export async function writeTenantMetrics(db: Queryable, rows: readonly MetricRow[]): Promise<void> {

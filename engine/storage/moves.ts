@@ -1,10 +1,8 @@
 // SQL for tenant_moves (control plane, on the primary): one row per move, with the phase it is
 // in. A partial unique index allows one unfinished move per tenant.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
 import { uuidv7 } from "./ids.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 /** In order; a move records the phase it is about to run, so a crash resumes by running it again. */
 export const MOVE_PHASES = ["quiesce", "drain", "copy", "validate", "cutover", "resume", "cleanup", "done"] as const;

@@ -1,9 +1,7 @@
 // SQL for the web app's tenant overview: finished instances per minute over the last hour, and the
 // latest failures. Every statement is scoped by tenant_id. Both read the index on
 // (tenant_id, state, completed_at DESC, id DESC).
-import type pg from "pg";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export const THROUGHPUT_MINUTES = 60;
 const MINUTE_MS = 60_000;

@@ -1,7 +1,7 @@
 // SQL for tenant_storage_placements (control plane, on the primary backend).
-import type pg from "pg";
 import { AppError } from "../errors.ts";
 import { BACKEND_ID_PATTERN } from "../config.ts";
+import type { Queryable } from "./transaction.ts";
 
 export interface Placement {
   tenantId: string;
@@ -10,8 +10,6 @@ export interface Placement {
   /** Set while a move copies the tenant's rows (see moves.ts): no writes, no new claims. */
   quiescedAt: Date | null;
 }
-
-type Queryable = Pick<pg.Pool, "query">;
 
 export async function readPlacement(db: Queryable, tenantId: string): Promise<Placement | null> {
   const { rows } = await db.query<{ backend_id: string; epoch: number; quiesced_at: Date | null }>({

@@ -11,10 +11,8 @@
 // Why it holds under concurrency: a consumer takes its slot with FOR UPDATE SKIP LOCKED, so two
 // consumers never take one slot. A slot that another consumer stamped after this statement's
 // snapshot is re-checked on its newest version when locked, found busy, and skipped.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 /** The answer of a reservation: the unit is taken, or none is free before `retryAt`. */
 export type Reservation = { ok: true } | { ok: false; retryAt: Date };

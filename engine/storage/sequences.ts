@@ -1,9 +1,7 @@
 // SQL for `sequences`. Every statement is scoped by tenant_id.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export interface NewSequence {
   id: string;

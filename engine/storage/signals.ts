@@ -1,15 +1,12 @@
 // The signal queue (wire-format G): signals are queued per instance, FIFO, and consumed once by
 // the engine, which applies their effects. Every statement takes and filters by tenant_id, so a
 // foreign instance is simply not found.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
-import { lockInstance, isTerminal } from "./instance-state.ts";
+import { isTerminal, type InstanceState } from "../model.ts";
+import { lockInstance } from "./instances.ts";
 import { uuidv7 } from "./ids.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
-import type { InstanceState } from "./instances.ts";
-import { inTransaction, type Connectable } from "./transaction.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
 export const BUILT_IN_SIGNALS = ["pause", "resume", "cancel", "update_context"] as const;
 export type BuiltInSignal = (typeof BUILT_IN_SIGNALS)[number];

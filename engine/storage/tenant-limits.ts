@@ -1,9 +1,7 @@
 // SQL for tenant_limits (control plane, on the primary): operators' per-tenant overrides of the
 // claim cap and the in-flight limit. Engines read them all with the placements (TenantView).
-import type pg from "pg";
 import { AppError } from "../errors.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export interface TenantLimits {
   /** Instances of the tenant in one claim batch; null: BULKHEAD_MAX_INSTANCES_PER_TENANT. */

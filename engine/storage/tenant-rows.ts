@@ -1,10 +1,7 @@
 // A tenant's rows on one backend, as a whole: copied to another backend from one snapshot,
 // compared by count and checksum, deleted. Used by tenant moves (engine/moves). Every statement
 // names the tenant; table names come from the fixed list below, never from input.
-import type pg from "pg";
-import { inTransaction, type Connectable } from "./transaction.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
 interface TenantTable {
   name: string;

@@ -2,6 +2,8 @@
 // lock before deciding what to write (signals, API state changes).
 import type pg from "pg";
 
+/** Anything statements can be sent to: a pool, or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, "query">;
 export type Connectable = Pick<pg.Pool, "connect">;
 
 /** Runs `work` inside BEGIN … COMMIT; any error rolls back and is rethrown. */

@@ -1,9 +1,7 @@
 // SQL for `triggers`: a tenant's slugs for the sequences emit_event spawns. Every statement is
 // scoped by tenant_id, so another tenant's slug is simply not there.
-import type pg from "pg";
 import { AppError } from "../errors.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 /** Lower-case letters and digits, then also `-`, `_` and `.`: safe in a URL path and a log line. */
 export const TRIGGER_SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;

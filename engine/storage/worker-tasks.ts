@@ -9,10 +9,8 @@
 // Every statement is scoped by tenant_id (a worker sees only its key's tenant), except the
 // reaper's sweep, which serves the whole backend and keys each row it touches by the row's own
 // tenant_id. Each write is one statement: atomic without a transaction, one round trip.
-import type pg from "pg";
 import { rejectUnstorableText } from "./instance-records.ts";
-
-type Queryable = Pick<pg.Pool, "query">;
+import type { Queryable } from "./transaction.ts";
 
 export const WORKER_TASK_STATES = ["pending", "claimed", "completed", "failed"] as const;
 export type WorkerTaskState = (typeof WORKER_TASK_STATES)[number];
@@ -135,12 +133,19 @@ function toTask(row: TaskRow): WorkerTaskRecord {
  * Wakes the instances of the tasks in CTE `finished` (columns tenant_id, instance_id): a waiting
  * instance becomes due at `at`, so the engine picks the task's result up. Any other state
  * (terminal, paused, already scheduled or running) is left alone: a late report changes nothing.
+ * The instances are locked in id order first, as every statement that updates many of them does
+ * (commit_progress, renew_leases), so a timeout sweep waking hundreds cannot deadlock with them.
  */
-const wakeInstances = (at: string) => `
+const wakeInstances = (at: string) => `waking AS (
+  SELECT id FROM task_instances
+   WHERE (tenant_id, id) IN (SELECT tenant_id, instance_id FROM finished) AND state = 'waiting'
+   ORDER BY id
+   FOR UPDATE
+), woken AS (
   UPDATE task_instances i
      SET state = 'scheduled', next_fire_at = ${at}, defer_reason = NULL, updated_at = ${at}
-    FROM finished f
-   WHERE i.tenant_id = f.tenant_id AND i.id = f.instance_id AND i.state = 'waiting'`;
+    FROM waking w
+   WHERE i.id = w.id AND i.state = 'waiting'`;
 
 // picked:  the tenant's oldest pending tasks of the handler (and queue), locked. SKIP LOCKED lets
 //          concurrent pollers take disjoint tasks instead of queueing behind each other; a task
@@ -192,7 +197,7 @@ WITH known AS (
      SET state = $5, output = $6, error_message = $7, error_retryable = $8, completed_at = now()
    WHERE tenant_id = $1 AND id = $2 AND state = 'claimed' AND worker_id = $3 AND claim_epoch = $4
   RETURNING tenant_id, instance_id
-), woken AS (${wakeInstances("now()")}
+), ${wakeInstances("now()")}
 ), event AS (
   INSERT INTO worker_task_attempts (tenant_id, task_id, event, worker_id, claim_epoch, details)
   SELECT $1, known.id,
@@ -428,7 +433,7 @@ WITH expired AS (
     FROM expired
    WHERE t.tenant_id = expired.tenant_id AND t.id = expired.id
   RETURNING t.tenant_id, t.id, t.instance_id, t.worker_id, t.claim_epoch
-), woken AS (${wakeInstances("$1")}
+), ${wakeInstances("$1")}
 ), events AS (
   INSERT INTO worker_task_attempts (tenant_id, task_id, event, worker_id, claim_epoch, details)
   SELECT tenant_id, id, 'timed_out', worker_id, claim_epoch, jsonb_build_object('reason', $3::text) FROM finished

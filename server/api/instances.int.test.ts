@@ -233,6 +233,23 @@ describe("instances.signal", () => {
     expect(await signalsOf(id)).toEqual([]);
   });
 
+  it("refuses a 300 KiB payload of any signal with PAYLOAD_TOO_LARGE, storing and recording nothing", async () => {
+    const id = await instance(tenantA, "running");
+    const blob = "x".repeat(300 * 1024);
+    const signals: Parameters<ReturnType<typeof caller>["instances"]["signal"]>[0]["signal"][] = [
+      { type: "custom", name: "big", payload: { blob } },
+      { type: "update_context", payload: { data: { blob } } },
+    ];
+    for (const signal of signals) {
+      const error = await trpcError(caller().instances.signal({ tenantId: tenantA, instanceId: id, signal }));
+      expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+      expect(error.message).toMatch(/^payload is \d+ bytes, exceeding the maximum of 262144 bytes$/);
+    }
+    expect(await signalsOf(id)).toEqual([]);
+    const audit = await db.sql.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'instance.signal' AND details->>'instance_id' = $1", [id]);
+    expect(audit.rows[0].n).toBe(0);
+  });
+
   it("answers a foreign instance exactly like a missing one, and sends nothing", async () => {
     const foreign = await instance(tenantB, "running");
     const [a, b] = await Promise.all([foreign, randomUUID()].map((instanceId) =>

@@ -87,6 +87,24 @@ describe("a quiesced tenant", () => {
     });
     expect(await caller.sequences.list({ tenantId: tenant })).toHaveLength(1);
   });
+
+  it("refuses every write to its rows, tenant's or operator's, and still takes control-plane writes", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const admin = await makeUser(db, { memberOf: [[tenant, "admin"]] });
+    await db.sql.query("UPDATE tenant_storage_placements SET quiesced_at = now() WHERE tenant_id = $1", [tenant]);
+    const caller = createCaller(createContext(db, admin.id));
+    const moving = { code: "SERVICE_UNAVAILABLE", message: "the tenant is being moved to another backend; retry shortly" };
+    await expect(caller.breakers.reset({ tenantId: tenant, handler: "h" })).rejects.toMatchObject(moving);
+    await expect(caller.triggers.put({ tenantId: tenant, slug: "t", sequenceName: "s", sequenceVersion: null })).rejects.toMatchObject(moving);
+    await expect(ops().limits.setBudget({ tenantId: tenant, stepsPerPeriod: 10, periodSecs: 60 })).rejects.toMatchObject(moving);
+    await expect(ops().limits.setRateLimit({ tenantId: tenant, key: "k", maxCount: 1, windowMs: 1000 })).rejects.toMatchObject(moving);
+    await expect(createCaller(createContext(db, operator.id)).breakers.ops.reset({ tenantId: tenant, handler: "h" })).rejects.toMatchObject(moving);
+    // Members, API keys and the tenant's own limits live in the control plane, which a move does not copy.
+    await caller.members.add({ tenantId: tenant, email: `late-${tenant}@example.test`, role: "member" });
+    await caller.apiKeys.create({ tenantId: tenant, name: "during-move" });
+    await ops().limits.set({ tenantId: tenant, claimCap: 3, maxConcurrency: null });
+    expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: 3, budget: null, rateLimits: [] });
+  });
 });
 
 describe("ops.fairness", () => {

@@ -63,6 +63,19 @@ describe("tenantProcedure", () => {
     expect(foreignHttp).toEqual(missingHttp);
   });
 
+  it("answers a member of a tenant without a placement exactly like a non-member (the router fails closed)", async () => {
+    const unplaced = (await makeTenant(db)).id;
+    const stranded = await makeUser(db, { memberOf: [[unplaced, "admin"]] });
+    await db.sql.query("DELETE FROM tenant_storage_placements WHERE tenant_id = $1", [unplaced]);
+    const foreign = await httpQuery(member.id, "overview.instanceCounts", { tenantId: tenantB });
+    const caller = callerFor(stranded.id);
+    for (const call of [caller.overview.instanceCounts({ tenantId: unplaced }), caller.members.list({ tenantId: unplaced })]) {
+      const error = await trpcError(call);
+      expect({ code: error.code, message: error.message }).toEqual({ code: "NOT_FOUND", message: "tenant not found" });
+    }
+    expect(await httpQuery(stranded.id, "overview.instanceCounts", { tenantId: unplaced })).toEqual(foreign);
+  });
+
   it("does not let an operator into a tenant they are not a member of", async () => {
     const error = await trpcError(callerFor(operator.id).overview.sequences({ tenantId: tenantA }));
     expect(error.code).toBe("NOT_FOUND");

@@ -121,6 +121,15 @@ describe("sequences.run", () => {
     expect(await count()).toBe(1);
   });
 
+  it("refuses a 300 KiB input with PAYLOAD_TOO_LARGE, as REST refuses such a context, creating nothing", async () => {
+    const { id } = await callerFor(member.id).sequences.create({ tenantId: tenantA, sequence: sequence({ name: "sized" }) });
+    const count = async () => (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE sequence_id = $1", [id])).rows[0].n;
+    const error = await trpcError(callerFor(member.id).sequences.run({ tenantId: tenantA, sequenceId: id, input: { blob: "x".repeat(300 * 1024) } }));
+    expect(error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(error.message).toMatch(/^context is \d+ bytes, exceeding the maximum of 262144 bytes$/);
+    expect(await count()).toBe(0);
+  });
+
   it("does not run another tenant's sequence or a malformed id", async () => {
     const { id } = await callerFor(member.id).sequences.create({ tenantId: tenantA, sequence: sequence({ name: "mine" }) });
     expect((await trpcError(callerFor(outsider.id).sequences.run({ tenantId: tenantB, sequenceId: id }))).code).toBe("NOT_FOUND");

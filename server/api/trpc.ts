@@ -2,7 +2,8 @@
 // 3. the procedures every router builds on.
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { z } from "zod";
-import { AppError, type ErrorCode } from "../../engine/errors.ts";
+import { AppError, isAppError, type ErrorCode } from "../../engine/errors.ts";
+import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import type { Role } from "../control/users.ts";
 import type { Services } from "../services.ts";
 
@@ -70,6 +71,44 @@ const mapAppErrors = t.middleware(async ({ next }) => {
 
 // ------------------------------------------------------------------ 3. procedures
 
+/**
+ * The routed store as reads get it: TenantStore's reads and nothing that writes, so a procedure
+ * cannot write through `ctx.store` by mistake (it must ask `ctx.storeForWrite()`). A read added to
+ * TenantStore is added here to be used from tRPC.
+ */
+export type TenantReads = Pick<
+  TenantStore,
+  | "tenantId" | "countInstancesByState" | "listSequences" | "listHandlerNames" | "getSequence" | "sequenceInputSchemas"
+  | "getInstance" | "listInstances" | "listBlockOutputs" | "listRateLimitPolicies" | "readBudget"
+  | "listWorkerTasks" | "workerTaskStats" | "listWorkerTaskAttempts" | "getExecutionTreeSource"
+  | "listInstancesPage" | "getInstanceDetail" | "instanceThroughput" | "listRecentFailures"
+  | "listOpenBreakers" | "listBreakerResets" | "listBreakerSettings" | "listTriggers" | "getTrigger"
+>;
+
+/** What a procedure acting on one tenant finds on ctx: its store, routed once per call. */
+export interface RoutedTenant {
+  /** For reads; served while the tenant is quiesced for a move. */
+  store: TenantReads;
+  /**
+   * The same store, for a write to the tenant's rows: Unavailable (the REST 503) while the tenant
+   * is quiesced for a move, so nothing lands on the old backend after its rows were copied.
+   * Control-plane writes (members, API keys, tenant limits) do not ask for it and are not held up.
+   */
+  storeForWrite: () => TenantStore;
+}
+
+function routed(store: TenantStore): RoutedTenant {
+  return {
+    store,
+    storeForWrite: () => {
+      if (store.quiesced) throw tenantMoving();
+      return store;
+    },
+  };
+}
+
+const tenantNotFound = () => new TRPCError({ code: "NOT_FOUND", message: "tenant not found" });
+
 export const publicProcedure = t.procedure.use(mapAppErrors);
 
 /** A signed-in user; the user row is read on every call so role changes apply at once. */
@@ -85,8 +124,9 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
 });
 
 /**
- * The tenant named by the input, for one of its members. A tenant you are not a member of and a
- * tenant that does not exist give the same error.
+ * The tenant named by the input, for one of its members, with its store routed once (RoutedTenant).
+ * A tenant you are not a member of, a tenant that does not exist and a tenant without a placement
+ * (the router fails closed) give the same error.
  */
 export const tenantProcedure = protectedProcedure
   .input(z.object({ tenantId: z.string().max(64) }))
@@ -95,8 +135,11 @@ export const tenantProcedure = protectedProcedure
       where: { tenantId_userId: { tenantId: input.tenantId, userId: ctx.user.id } },
       select: { role: true },
     });
-    if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "tenant not found" });
-    return next({ ctx: { tenant: { id: input.tenantId, role: membership.role as Role } } });
+    if (!membership) throw tenantNotFound();
+    const store = await ctx.services.storage.tenant(input.tenantId).catch((error: unknown) => {
+      throw isAppError(error, "not_found") ? tenantNotFound() : error;
+    });
+    return next({ ctx: { tenant: { id: input.tenantId, role: membership.role as Role }, ...routed(store) } });
   });
 
 export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
@@ -109,3 +152,8 @@ export const operatorProcedure = protectedProcedure.use(({ ctx, next, path }) =>
   if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: `No procedure found on path "${path}"` });
   return next();
 });
+
+/** Operators acting on the tenant the input names, its store routed once as for tenantProcedure (NOT_FOUND: no such tenant). */
+export const operatorTenantProcedure = operatorProcedure
+  .input(z.object({ tenantId: z.string().max(64) }))
+  .use(async ({ ctx, input, next }) => next({ ctx: routed(await ctx.services.storage.tenant(input.tenantId)) }));

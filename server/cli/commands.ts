@@ -4,8 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { AppError, isAppError } from "../../engine/errors.ts";
 import type { EngineConfig } from "../../engine/config.ts";
 import { runMove, startMove } from "../../engine/moves/move-tenant.ts";
-import type { Storage } from "../../engine/storage/index.ts";
-import { listMoves, MOVE_PHASES, type MovePhase, type MoveRecord } from "../../engine/storage/moves.ts";
+import { MOVE_PHASES, type MovePhase, type MoveRecord, type Storage } from "../../engine/storage/index.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
 import { applyBudget, applyRateLimit } from "../limits.ts";
@@ -199,7 +198,7 @@ const commands: Record<string, Command> = {
 async function followMove(storage: Storage, move: MoveRecord, line: (phase: MovePhase) => void): Promise<MoveRecord> {
   let printed = MOVE_PHASES.indexOf(move.phase) - 1;
   for (;;) {
-    const [latest] = await listMoves(storage.backends.primary.pool, { tenantId: move.tenantId, limit: 1 });
+    const [latest] = await storage.moves.list({ tenantId: move.tenantId, limit: 1 });
     if (!latest || latest.id !== move.id) throw new AppError("conflict", "the move is no longer recorded");
     const reached = MOVE_PHASES.indexOf(latest.phase);
     // Phases run faster than this polls: the ones passed between two looks are printed too.

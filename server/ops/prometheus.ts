@@ -30,15 +30,12 @@
 //
 // A backend that does not answer within HEALTH_TIMEOUT_MS is reported down (backend_up 0, no
 // latency, no instance counts) and is not read: its tenants' series are missing from that scrape
-// instead of the whole endpoint failing. The others are read with storage.rowsWherePlaced, which
-// counts a tenant's rows only on the backend it is placed on now.
+// instead of the whole endpoint failing. The others are read with storage's every-tenant reads,
+// which count a tenant's rows only on the backend it is placed on now.
 import { AppError, isAppError } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
 import { COUNTED_DEFERRALS, LAG_BUCKETS_MS, type MetricRow } from "../../engine/metrics/tenant-metrics.ts";
-import { listOpenBreakers } from "../../engine/storage/breakers.ts";
 import { INSTANCE_STATES, type InstanceState, type OpenBreakerRow, type Storage } from "../../engine/storage/index.ts";
-import { countBackendInstancesByState } from "../../engine/storage/instances.ts";
-import { readTenantMetrics } from "../../engine/storage/metrics.ts";
 import { authenticate } from "../rest/auth.ts";
 import { errorResponse } from "../rest/http.ts";
 import type { Services } from "../services.ts";
@@ -132,18 +129,16 @@ function windowStart(now: Date): number {
   return minute - (WINDOW_MINUTES - 1) * MINUTE_MS;
 }
 
-/** Instances on the backend by state: rows physically there, whatever their placement. */
-const instancesByState = (storage: Storage, backendId: string) => countBackendInstancesByState(storage.backends.get(backendId).pool);
-
 export async function collectSnapshot(storage: Storage, now = new Date()): Promise<MetricsSnapshot> {
   const from = new Date(windowStart(now));
   const to = new Date(now.getTime() - (now.getTime() % MINUTE_MS) + MINUTE_MS);
   const [placements, health] = await Promise.all([storage.listPlacements(), storage.backendHealth(HEALTH_TIMEOUT_MS)]);
   const up = health.filter((b) => b.latencyMs !== null).map((b) => b.id);
   const [rows, openBreakers, backends] = await Promise.all([
-    storage.rowsWherePlaced((pool) => readTenantMetrics(pool, from, to), up),
-    storage.rowsWherePlaced(listOpenBreakers, up),
-    Promise.all(health.map(async ({ id, latencyMs }) => ({ id, latencyMs, instances: latencyMs === null ? null : await instancesByState(storage, id) }))),
+    storage.metricsOfEveryTenant(from, to, up),
+    storage.breakersOfEveryTenant({ backends: up }).then((breakers) => breakers.open),
+    // Instances on the backend by state: rows physically there, whatever their placement.
+    Promise.all(health.map(async ({ id, latencyMs }) => ({ id, latencyMs, instances: latencyMs === null ? null : await storage.countInstancesByStateOn(id) }))),
   ]);
   return { now, backends, rows, openBreakers, quiesced: placements.filter((p) => p.quiescedAt !== null).length };
 }

@@ -3,9 +3,6 @@
 // stores it with every default filled in; reads fill them in again for rows written elsewhere.
 import { z } from "zod";
 
-/** A context larger than this, serialized, is refused with 413 (the body limit is separate). */
-export const CONTEXT_LIMIT = 256 * 1024;
-
 /** Optional on the wire; `null` reads as absent. */
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? null);
 const timestamp = z.iso.datetime({ offset: true });

@@ -100,6 +100,14 @@ describe("POST /instances/{id}/signals", () => {
     expect(await signalsOf(id)).toEqual([]);
   });
 
+  it("413 for a payload over 256 KiB, the web app's cap too, and stores nothing", async () => {
+    const id = await instanceIn("running");
+    const reply = await signal(id, { signal_type: { custom: "big" }, payload: { blob: "x".repeat(300 * 1024) } });
+    expect(reply.status).toBe(413);
+    expect(reply.json()).toEqual({ error: expect.stringMatching(/^payload too large: payload is \d+ bytes, exceeding the maximum of 262144 bytes$/) });
+    expect(await signalsOf(id)).toEqual([]);
+  });
+
   it("404 for an unknown instance", async () => {
     const reply = await signal(randomUUID(), { signal_type: "pause" });
     expect(reply.status).toBe(404);

@@ -19,7 +19,8 @@
 import type { Block, BlockType, Sequence } from "../../sequence/schema.ts";
 import { sha256Hex } from "../../sequence/template.ts";
 import { readTreeCursor } from "./cursor.ts";
-import { isObject, type NodeState } from "./state.ts";
+import { isObject } from "../../model.ts";
+import type { NodeState } from "./state.ts";
 
 export type ExecutionNodeState = "pending" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "skipped";
 

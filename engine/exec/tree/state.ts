@@ -3,6 +3,7 @@
 // Every block module reads and writes only its own node and asks the evaluator about children.
 import type { Block, StepBlock, SubSequenceBlock } from "../../sequence/schema.ts";
 import type { Scope } from "../../sequence/paths.ts";
+import { isObject } from "../../model.ts";
 import type { OutputRow } from "../../storage/index.ts";
 
 export type Settled = "completed" | "failed" | "cancelled";
@@ -186,9 +187,6 @@ export function setData(env: Pick<Env, "context" | "dataPatch">, key: string, va
   env.context.data = data;
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * A retried instance (POST /retry, wire-format E.14) comes back with its failed blocks: forget

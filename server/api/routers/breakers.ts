@@ -3,12 +3,11 @@
 // server/rest/handlers/breakers.ts): only Open breakers are visible outside an engine, so a
 // closed breaker's failure count is not shown anywhere here.
 import { z } from "zod";
-import type { BreakerReset, OpenBreakerRow, TenantStore } from "../../../engine/storage/index.ts";
-import type { BreakerBounds, BreakerSettingsRow } from "../../../engine/storage/breakers.ts";
+import type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow, TenantStore } from "../../../engine/storage/index.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { breakerStatus } from "../../rest/handlers/breakers.ts";
 import type { Services } from "../../services.ts";
-import { operatorProcedure, router, tenantAdminProcedure, tenantProcedure } from "../trpc.ts";
+import { operatorProcedure, operatorTenantProcedure, router, tenantAdminProcedure, tenantProcedure } from "../trpc.ts";
 
 const RESET_LIMIT = { default: 20, max: 100 };
 
@@ -79,25 +78,21 @@ const opsRouter = router({
       };
     }),
 
-  reset: operatorProcedure
-    .input(z.object({ tenantId: z.string().max(64), handler: handlerName }))
-    .mutation(async ({ ctx, input }) => {
-      // A tenant that does not exist is NOT_FOUND, from the partition router.
-      const store = await ctx.services.storage.tenantForWrite(input.tenantId);
-      return reset(ctx.services, store, input.handler, ctx.user);
-    }),
+  // A tenant that does not exist is NOT_FOUND, from the partition router.
+  reset: operatorTenantProcedure
+    .input(z.object({ handler: handlerName }))
+    .mutation(({ ctx, input }) => reset(ctx.services, ctx.storeForWrite(), input.handler, ctx.user)),
 });
 
 export const breakersRouter = router({
   /** The tenant's Open and half-open breakers. */
   list: tenantProcedure.query(async ({ ctx }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    const own = await store.listBreakerSettings();
+    const own = await ctx.store.listBreakerSettings();
     return {
       ...settings(ctx.services),
       bounds: bounds(ctx.services),
       handlerSettings: own.map((s) => ({ handler: s.handler, failureThreshold: s.failureThreshold, cooldownSecs: s.cooldownSecs })),
-      breakers: listed(ctx.services, await store.listOpenBreakers(), own),
+      breakers: listed(ctx.services, await ctx.store.listOpenBreakers(), own),
     };
   }),
 
@@ -105,7 +100,7 @@ export const breakersRouter = router({
   setSettings: tenantAdminProcedure
     .input(z.object({ handler: handlerName, failureThreshold: z.int(), cooldownSecs: z.int() }))
     .mutation(async ({ ctx, input }) => {
-      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
+      const store = ctx.storeForWrite();
       await store.setBreakerSettings(input.handler, { failureThreshold: input.failureThreshold, cooldownSecs: input.cooldownSecs }, bounds(ctx.services));
       await recordAudit(ctx.services.prisma, {
         actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: store.tenantId, action: "breaker.settings",
@@ -115,15 +110,13 @@ export const breakersRouter = router({
 
   /** The tenant's latest resets, newest first: who and when. */
   resets: tenantProcedure.input(z.object({ limit: z.int().min(1).max(RESET_LIMIT.max).optional() })).query(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    return resetEntries(await store.listBreakerResets(input.limit ?? RESET_LIMIT.default));
+    return resetEntries(await ctx.store.listBreakerResets(input.limit ?? RESET_LIMIT.default));
   }),
 
   /** Tenant admins. Resetting a handler without an open breaker is allowed and recorded, as in REST. */
-  reset: tenantAdminProcedure.input(z.object({ handler: handlerName })).mutation(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
-    return reset(ctx.services, store, input.handler, ctx.user);
-  }),
+  reset: tenantAdminProcedure
+    .input(z.object({ handler: handlerName }))
+    .mutation(({ ctx, input }) => reset(ctx.services, ctx.storeForWrite(), input.handler, ctx.user)),
 
   ops: opsRouter,
 });

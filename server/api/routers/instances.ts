@@ -3,17 +3,12 @@
 // member may send. A foreign instance id and a missing one get the same NOT_FOUND.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
-import { HUMAN_INPUT_SIGNAL, inputGate } from "../../../engine/exec/tree/blocks/human-input.ts";
-import { readTreeCursor } from "../../../engine/exec/tree/cursor.ts";
-import { executionNodes } from "../../../engine/exec/tree/nodes.ts";
-import { isObject } from "../../../engine/exec/tree/state.ts";
-import { Sequence, type Block, type HumanChoice } from "../../../engine/sequence/schema.ts";
-import { walkBlocks } from "../../../engine/sequence/walk.ts";
-import { canTransition, INSTANCE_STATES, type InstanceState, type NewSignal, type TenantStore } from "../../../engine/storage/index.ts";
-import { INSTANCE_PAGE_MAX, type InstanceKey } from "../../../engine/storage/instance-pages.ts";
-import { isTerminal } from "../../../engine/storage/instance-state.ts";
+import { describeInstance, humanInputSignal } from "../../../engine/read-model/describe-instance.ts";
+import { checkSize } from "../../../engine/size-limits.ts";
+import {
+  canTransition, INSTANCE_PAGE_MAX, INSTANCE_STATES, isTerminal, type InstanceKey, type NewSignal, type TenantStore,
+} from "../../../engine/storage/index.ts";
 import { recordAudit } from "../../control/audit.ts";
-import { CONTEXT_LIMIT } from "../../rest/context.ts";
 import type { Context, User } from "../trpc.ts";
 import { router, tenantProcedure } from "../trpc.ts";
 
@@ -44,51 +39,7 @@ function instanceIdOrNotFound(id: string): string {
   return id;
 }
 
-/** The blocks of a stored definition, or null when it has none readable (see server/rest/handlers/tree.ts). */
-function blocksOf(definition: unknown): Block[] | null {
-  const parsed = Sequence.shape.blocks.safeParse(isObject(definition) ? definition.blocks : undefined);
-  return parsed.success ? parsed.data : null;
-}
-
-const YES_NO: HumanChoice[] = [{ label: "Yes", value: "yes" }, { label: "No", value: "no" }];
-
-export interface PendingInput {
-  blockId: string;
-  handler: string;
-  prompt: string;
-  choices: HumanChoice[];
-  allowComment: boolean;
-  /** When the gate escalates (or fails the step) unanswered; null without a timeout. */
-  timesOutAt: string | null;
-}
-
-/**
- * The human-input gates waiting for an answer: steps with `wait_for_input` (or `human_review`
- * steps) that the evaluator has reached and that have neither an answer nor an escalation yet,
- * read off the cursor the way blocks/step.ts decides to wait.
- */
-function pendingInputs(blocks: readonly Block[], cursor: unknown, state: InstanceState): PendingInput[] {
-  if (isTerminal(state)) return [];
-  const tree = readTreeCursor(cursor, { blocks } as Sequence);
-  const nodes: Record<string, unknown> = isObject(tree.nodes) ? tree.nodes : {};
-  const pending: PendingInput[] = [];
-  walkBlocks(Array.isArray(tree.blocks) ? tree.blocks : blocks, (block) => {
-    if (block.type !== "step") return;
-    const gate = inputGate(block);
-    const node = Object.hasOwn(nodes, block.id) ? nodes[block.id] : undefined;
-    if (!gate || !isObject(node) || node.status !== "active" || node.taskId || node.input !== undefined || node.escalated) return;
-    const reachedAt = typeof node.reachedAt === "string" ? Date.parse(node.reachedAt) : NaN;
-    pending.push({
-      blockId: block.id,
-      handler: block.handler,
-      prompt: gate.prompt,
-      choices: gate.choices ?? YES_NO,
-      allowComment: gate.allow_comment,
-      timesOutAt: gate.timeout === undefined || Number.isNaN(reachedAt) ? null : new Date(reachedAt + gate.timeout).toISOString(),
-    });
-  });
-  return pending;
-}
+export type { PendingInput } from "../../../engine/read-model/describe-instance.ts";
 
 // ------------------------------------------------------------------ signals
 
@@ -110,14 +61,6 @@ function toSignal(request: SignalRequest): NewSignal {
       return { type: "update_context", payload: request.payload };
     default:
       return { type: request.type, payload: null };
-  }
-}
-
-/** Same cap as a context: a signal's payload ends up in one (update_context, human input). */
-function checkPayloadSize(payload: unknown) {
-  const size = payload === null ? 0 : Buffer.byteLength(JSON.stringify(payload));
-  if (size > CONTEXT_LIMIT) {
-    throw new AppError("payload_too_large", `payload is ${size} bytes, exceeding the maximum of ${CONTEXT_LIMIT} bytes`, ["signal", "payload"]);
   }
 }
 
@@ -154,8 +97,7 @@ export const instancesRouter = router({
     )
     .query(async ({ ctx, input }) => {
       const after = input.cursor ? decodeCursor(input.cursor) : undefined;
-      const store = await ctx.services.storage.tenant(ctx.tenant.id);
-      const page = await store.listInstancesPage({
+      const page = await ctx.store.listInstancesPage({
         states: input.states,
         sequenceId: input.sequenceId,
         createdAfter: input.createdAfter === undefined ? undefined : new Date(input.createdAfter),
@@ -183,12 +125,10 @@ export const instancesRouter = router({
   /** Everything the detail page shows, from one snapshot. */
   get: tenantProcedure.input(z.object({ instanceId: z.string().max(64) })).query(async ({ ctx, input }) => {
     const instanceId = instanceIdOrNotFound(input.instanceId);
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    const detail = await store.getInstanceDetail(instanceId);
+    const detail = await ctx.store.getInstanceDetail(instanceId);
     if (!detail) throw notFound("instance");
     const { instance } = detail;
-    const blocks = instance.sequence ? blocksOf(instance.sequence.definition) : null;
-    const treeInstance = { id: instance.id, state: instance.state, createdAt: instance.createdAt, updatedAt: instance.updatedAt };
+    const described = describeInstance(instance.sequence?.definition ?? null, instance.cursor, instance);
     return {
       instance: {
         id: instance.id,
@@ -219,8 +159,8 @@ export const instancesRouter = router({
         ? { id: instance.sequence.id, namespace: instance.sequence.namespace, name: instance.sequence.name, version: instance.sequence.version }
         : { id: instance.sequenceId, namespace: instance.namespace, name: null, version: null },
       /** False when the sequence is missing or its blocks are unreadable: no tree to show. */
-      hasTree: blocks !== null,
-      nodes: (blocks ? executionNodes({ blocks }, instance.cursor, treeInstance) : []).map((node) => ({
+      hasTree: described.hasTree,
+      nodes: described.nodes.map((node) => ({
         id: node.id,
         blockId: node.block_id,
         parentId: node.parent_id,
@@ -229,11 +169,11 @@ export const instancesRouter = router({
         state: node.state,
         startedAt: node.started_at,
       })),
-      pendingInputs: (blocks ? pendingInputs(blocks, instance.cursor, instance.state) : []).map((gate) => ({
+      pendingInputs: described.pendingInputs.map((gate) => ({
         ...gate,
         // An answer is queued but the engine has not taken it yet: the page says so rather than asking again.
         answerQueued: detail.signals.some(
-          (signal) => !signal.delivered && typeof signal.type !== "string" && signal.type.custom === `${HUMAN_INPUT_SIGNAL}${gate.blockId}`,
+          (signal) => !signal.delivered && typeof signal.type !== "string" && signal.type.custom === humanInputSignal(gate.blockId),
         ),
       })),
       outputs: detail.outputs.map((output) => ({
@@ -283,9 +223,9 @@ export const instancesRouter = router({
     .mutation(async ({ ctx, input }) => {
       const instanceId = instanceIdOrNotFound(input.instanceId);
       const signal = toSignal(input.signal);
-      checkPayloadSize(signal.payload);
-      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
-      return send(ctx, store, instanceId, signal);
+      // The cap every door applies: a payload ends up in a context (update_context, human input).
+      checkSize("signalPayload", signal.payload, { path: ["signal", "payload"] });
+      return send(ctx, ctx.storeForWrite(), instanceId, signal);
     }),
 
   /**
@@ -304,11 +244,10 @@ export const instancesRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const instanceId = instanceIdOrNotFound(input.instanceId);
-      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
+      const store = ctx.storeForWrite();
       const source = await store.getExecutionTreeSource(instanceId);
       if (!source) throw notFound("instance");
-      const blocks = blocksOf(source.definition);
-      const gate = (blocks ? pendingInputs(blocks, source.cursor, source.instance.state) : []).find((g) => g.blockId === input.blockId);
+      const gate = describeInstance(source.definition, source.cursor, source.instance).pendingInputs.find((g) => g.blockId === input.blockId);
       if (!gate) throw new AppError("invalid_argument", `block \`${input.blockId.slice(0, 64)}\` is not waiting for input`, ["blockId"]);
       if (!gate.choices.some((choice) => choice.value === input.value)) {
         throw new AppError("invalid_argument", `\`${input.value.slice(0, 64)}\` is not one of the choices`, ["value"]);
@@ -316,6 +255,6 @@ export const instancesRouter = router({
       const comment = input.comment?.trim() || undefined;
       if (comment !== undefined && !gate.allowComment) throw new AppError("invalid_argument", "this step does not take a comment", ["comment"]);
       const payload = comment === undefined ? { value: input.value } : { value: input.value, comment };
-      return send(ctx, store, instanceId, { type: { custom: `${HUMAN_INPUT_SIGNAL}${input.blockId}` }, payload });
+      return send(ctx, store, instanceId, { type: { custom: humanInputSignal(input.blockId) }, payload });
     }),
 });

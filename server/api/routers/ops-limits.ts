@@ -2,23 +2,21 @@
 // every engine within a second), its step budget and its rate limits (on its backend, through
 // the router). Every change is in the audit log.
 import { z } from "zod";
-import { setTenantLimits } from "../../../engine/storage/tenant-limits.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { applyBudget, applyRateLimit } from "../../limits.ts";
-import { operatorProcedure, router } from "../trpc.ts";
+import { operatorTenantProcedure, router } from "../trpc.ts";
 
-const tenantId = z.string().max(64);
 /** 0 or empty: the engine default. */
 const override = z.int().min(1).max(2_147_483_647).nullable();
 
 export const opsLimitsRouter = router({
-  get: operatorProcedure.input(z.object({ tenantId })).query(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenant(input.tenantId); // NOT_FOUND for a tenant that does not exist
+  // Each procedure routes the tenant first: NOT_FOUND for a tenant that does not exist.
+  get: operatorTenantProcedure.query(async ({ ctx, input }) => {
     const now = new Date();
     const [own, budget, rateLimits] = await Promise.all([
       ctx.services.prisma.tenantLimit.findUnique({ where: { tenantId: input.tenantId } }),
-      store.readBudget(now),
-      store.listRateLimitPolicies(now),
+      ctx.store.readBudget(now),
+      ctx.store.listRateLimitPolicies(now),
     ]);
     const { config } = ctx.services;
     return {
@@ -30,12 +28,11 @@ export const opsLimitsRouter = router({
     };
   }),
 
-  /** The tenant's own claim cap and in-flight limit; null keeps the engine default. */
-  set: operatorProcedure
-    .input(z.object({ tenantId, claimCap: override, maxConcurrency: override }))
+  /** The tenant's own claim cap and in-flight limit; null keeps the engine default (control plane: not held up by a move). */
+  set: operatorTenantProcedure
+    .input(z.object({ claimCap: override, maxConcurrency: override }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.storage.tenant(input.tenantId);
-      await setTenantLimits(ctx.services.storage.backends.primary.pool, input.tenantId, input);
+      await ctx.services.storage.setTenantLimits(input.tenantId, { claimCap: input.claimCap, maxConcurrency: input.maxConcurrency });
       await recordAudit(ctx.services.prisma, {
         actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: "limits.set",
         details: { claim_cap: input.claimCap, max_concurrency: input.maxConcurrency },
@@ -44,20 +41,18 @@ export const opsLimitsRouter = router({
     }),
 
   /** Steps per period; 0 removes the budget. */
-  setBudget: operatorProcedure
-    .input(z.object({ tenantId, stepsPerPeriod: z.int().min(0), periodSecs: z.int().min(1).max(31_536_000) }))
+  setBudget: operatorTenantProcedure
+    .input(z.object({ stepsPerPeriod: z.int().min(0), periodSecs: z.int().min(1).max(31_536_000) }))
     .mutation(async ({ ctx, input }) => {
-      const store = await ctx.services.storage.tenantForWrite(input.tenantId);
-      const change = await applyBudget(ctx.services.prisma, store, { actor: ctx.user.email, actorUserId: ctx.user.id }, input);
+      const change = await applyBudget(ctx.services.prisma, ctx.storeForWrite(), { actor: ctx.user.email, actorUserId: ctx.user.id }, input);
       return { removed: change !== "set" };
     }),
 
   /** At most `maxCount` steps with the rate-limit key per `windowMs`; 0 removes the limit. */
-  setRateLimit: operatorProcedure
-    .input(z.object({ tenantId, key: z.string().trim().min(1, "name the key").max(256), maxCount: z.int().min(0), windowMs: z.int().min(1).max(86_400_000) }))
+  setRateLimit: operatorTenantProcedure
+    .input(z.object({ key: z.string().trim().min(1, "name the key").max(256), maxCount: z.int().min(0), windowMs: z.int().min(1).max(86_400_000) }))
     .mutation(async ({ ctx, input }) => {
-      const store = await ctx.services.storage.tenantForWrite(input.tenantId);
-      const change = await applyRateLimit(ctx.services.prisma, store, { actor: ctx.user.email, actorUserId: ctx.user.id }, input);
+      const change = await applyRateLimit(ctx.services.prisma, ctx.storeForWrite(), { actor: ctx.user.email, actorUserId: ctx.user.id }, input);
       return { removed: change !== "set" };
     }),
 });

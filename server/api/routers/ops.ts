@@ -4,7 +4,6 @@
 import { z } from "zod";
 import { AppError } from "../../../engine/errors.ts";
 import { startMove } from "../../../engine/moves/move-tenant.ts";
-import { listMoves } from "../../../engine/storage/moves.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { createTenant, listTenants } from "../../control/tenants.ts";
 import { addMemberByEmail, normalizeEmail } from "../../control/users.ts";
@@ -95,7 +94,7 @@ export const opsRouter = router({
   moves: operatorProcedure
     .input(z.object({ tenantId: tenantId.optional(), limit: z.int().min(1).max(100).default(20) }))
     .query(async ({ ctx, input }) => {
-      const moves = await listMoves(ctx.services.storage.backends.primary.pool, input);
+      const moves = await ctx.services.storage.moves.list(input);
       return moves.map((m) => ({
         id: m.id, tenantId: m.tenantId, fromBackend: m.fromBackend, toBackend: m.toBackend, fromEpoch: m.fromEpoch,
         phase: m.phase, error: m.error, requestedBy: m.requestedBy, detail: m.detail,

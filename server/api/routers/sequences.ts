@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { BUILTIN_HANDLERS, parseSequence } from "../../../engine/sequence/validate.ts";
 import { inputProblem } from "../../../engine/sequence/input-schema.ts";
+import { checkSize } from "../../../engine/size-limits.ts";
 import type { TenantStore } from "../../../engine/storage/index.ts";
 import { InstanceContext } from "../../rest/context.ts";
 import { wireSequence } from "../../rest/wire.ts";
@@ -34,15 +35,14 @@ export async function storeSequence(store: TenantStore, json: unknown): Promise<
 export const sequencesRouter = router({
   /** Every version, grouped by the page; newest first within a name. */
   list: tenantProcedure.query(async ({ ctx }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    const sequences = await store.listSequences();
+    const sequences = await ctx.store.listSequences();
     return sequences.map((s) => ({ ...s, createdAt: s.createdAt.toISOString() }));
   }),
 
   /** One version: its wire JSON (what GET /sequences/{id} answers) and the other versions of its name. */
   get: tenantProcedure.input(z.object({ sequenceId: z.string().max(64) })).query(async ({ ctx, input }) => {
     const id = sequenceIdOrNotFound(input.sequenceId);
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
+    const { store } = ctx;
     const sequence = await store.getSequence(id);
     if (!sequence) throw notFound("sequence");
     const versions = (await store.listSequences())
@@ -53,23 +53,22 @@ export const sequencesRouter = router({
 
   /** Built-in handlers and every handler named by the tenant's sequences, sorted. */
   handlers: tenantProcedure.query(async ({ ctx }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    const seen = await store.listHandlerNames();
+    const seen = await ctx.store.listHandlerNames();
     return { builtins: [...BUILTIN_HANDLERS].sort(), seen: seen.filter((h) => !BUILTIN_HANDLERS.has(h)) };
   }),
 
   /** A new sequence version; the same answers as POST /sequences (BAD_REQUEST for a rule, CONFLICT for a taken name+version). */
-  create: tenantProcedure.input(z.object({ sequence: z.unknown() })).mutation(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
-    return storeSequence(store, input.sequence);
-  }),
+  create: tenantProcedure.input(z.object({ sequence: z.unknown() })).mutation(({ ctx, input }) => storeSequence(ctx.storeForWrite(), input.sequence)),
 
   /** Starts an instance of the sequence now, with `input` as `context.data`. */
   run: tenantProcedure
     .input(z.object({ sequenceId: z.string().max(64), input: z.json().default(null) }))
     .mutation(async ({ ctx, input }) => {
       const sequenceId = sequenceIdOrNotFound(input.sequenceId);
-      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
+      // The context REST would store for the same data, under the same cap (413 there).
+      const context = InstanceContext.parse({ data: input.input });
+      checkSize("context", context, { path: ["input"] });
+      const store = ctx.storeForWrite();
       const sequence = await store.getSequence(sequenceId);
       if (!sequence) throw notFound("sequence");
       const problem = inputProblem((sequence.definition as { input_schema?: unknown }).input_schema, input.input);
@@ -78,7 +77,7 @@ export const sequencesRouter = router({
         namespace: sequence.namespace,
         sequenceId,
         priority: 1, // Normal
-        context: InstanceContext.parse({ data: input.input }),
+        context,
         nextFireAt: null,
         timezone: "UTC",
         metadata: null,

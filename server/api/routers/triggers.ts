@@ -18,26 +18,21 @@ const summary = (trigger: TriggerRecord) => ({
 });
 
 export const triggersRouter = router({
-  list: tenantProcedure.query(async ({ ctx }) => {
-    const store = await ctx.services.storage.tenant(ctx.tenant.id);
-    return (await store.listTriggers()).map(summary);
-  }),
+  list: tenantProcedure.query(async ({ ctx }) => (await ctx.store.listTriggers()).map(summary)),
 
   /** Creates or repoints a trigger; `created` tells which. */
   put: tenantAdminProcedure
     .input(z.object({ slug, sequenceName: z.string().trim().min(1, "pick a sequence").max(256), sequenceVersion: z.int().min(1).nullable() }))
     .mutation(async ({ ctx, input }) => {
-      const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
       const by = { actor: ctx.user.email, actorUserId: ctx.user.id };
-      const { trigger, created } = await saveTrigger(ctx.services.prisma, store, by, input.slug, {
+      const { trigger, created } = await saveTrigger(ctx.services.prisma, ctx.storeForWrite(), by, input.slug, {
         sequenceName: input.sequenceName, sequenceVersion: input.sequenceVersion,
       });
       return { ...summary(trigger), created };
     }),
 
   remove: tenantAdminProcedure.input(z.object({ slug })).mutation(async ({ ctx, input }) => {
-    const store = await ctx.services.storage.tenantForWrite(ctx.tenant.id);
-    const removed = await removeTrigger(ctx.services.prisma, store, { actor: ctx.user.email, actorUserId: ctx.user.id }, input.slug);
+    const removed = await removeTrigger(ctx.services.prisma, ctx.storeForWrite(), { actor: ctx.user.email, actorUserId: ctx.user.id }, input.slug);
     if (!removed) throw notFound("trigger");
     return summary(removed);
   }),

@@ -1,10 +1,10 @@
 // Instance state changes (E.10 PATCH state, E.11 PATCH context, E.14 POST retry). The rules
 // (F.2, fencing, retry only from failed) live in engine storage; here: wire shapes and limits.
 import { z } from "zod";
-import { AppError } from "../../../engine/errors.ts";
+import { checkSize } from "../../../engine/size-limits.ts";
 import { INSTANCE_STATES } from "../../../engine/storage/index.ts";
 import { shape } from "../body.ts";
-import { CONTEXT_LIMIT, InstanceContext } from "../context.ts";
+import { InstanceContext } from "../context.ts";
 import { empty, json } from "../http.ts";
 import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
 
@@ -39,10 +39,7 @@ export async function patchState(context: RestContext<StateRequest>): Promise<Re
 export async function patchContext(context: RestContext<ContextRequest>): Promise<Response> {
   const id = context.params.id!;
   const replacement = context.body.context;
-  const size = Buffer.byteLength(JSON.stringify(replacement));
-  if (size > CONTEXT_LIMIT) {
-    throw new AppError("payload_too_large", `context is ${size} bytes, exceeding the maximum of ${CONTEXT_LIMIT} bytes`, ["context"]);
-  }
+  checkSize("context", replacement);
   await (await storeOwning(context, "instance", id)).replaceInstanceContext(id, replacement);
   return empty(200);
 }

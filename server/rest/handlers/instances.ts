@@ -1,12 +1,13 @@
 // Instances (E.5-E.9): create one or a batch, read one, list, read outputs.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { checkSize } from "../../../engine/size-limits.ts";
 import { inputProblem } from "../../../engine/sequence/input-schema.ts";
 import {
   INSTANCE_STATES, type InstanceFilter, type InstanceState, type NewInstance, type TenantStore,
 } from "../../../engine/storage/index.ts";
 import { countParam, shape } from "../body.ts";
-import { CONTEXT_LIMIT, InstanceContext } from "../context.ts";
+import { InstanceContext } from "../context.ts";
 import { json, Rejection } from "../http.ts";
 import { requireStore, storeOwning, type BodySpec, type RestContext } from "../route.ts";
 import { PRIORITIES, wireBlockOutput, wireInstance } from "../wire.ts";
@@ -74,10 +75,7 @@ function newInstance(request: CreateInstanceRequest, at = ""): NewInstance {
     ...request.context,
     runtime: { ...runtime, dry_run: dryRun, dry_run_auto_approve: request.dry_run_auto_approve ?? runtime.dry_run_auto_approve },
   };
-  const size = Buffer.byteLength(JSON.stringify(context));
-  if (size > CONTEXT_LIMIT) {
-    throw new AppError("payload_too_large", `${at}context is ${size} bytes, exceeding the maximum of ${CONTEXT_LIMIT} bytes`, ["context"]);
-  }
+  checkSize("context", context, { prefix: at });
   return {
     namespace: request.namespace,
     sequenceId: request.sequence_id,

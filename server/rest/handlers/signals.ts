@@ -1,5 +1,6 @@
 // POST /instances/{id}/signals (E.12, G.1): queues a signal; the engine applies it (G.3).
 import { z } from "zod";
+import { checkSize } from "../../../engine/size-limits.ts";
 import { decodeSignalType } from "../../../engine/storage/index.ts";
 import { shape } from "../body.ts";
 import { json } from "../http.ts";
@@ -27,6 +28,7 @@ export const signalBody: BodySpec<SignalRequest> = {
 export async function sendSignal(context: RestContext<SignalRequest>): Promise<Response> {
   const id = context.params.id!;
   const { signal_type: type, payload } = context.body;
+  checkSize("signalPayload", payload, { path: ["payload"] }); // 413, as the web app's signals
   const signal = await (await storeOwning(context, "instance", id)).enqueueSignalIfActive(id, { type, payload });
   return json(201, { signal_id: signal.id });
 }

@@ -3,6 +3,7 @@
 // tenant is looked up in the acting tenant's rows only, so it is simply not found.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { checkSize } from "../../../engine/size-limits.ts";
 import { WORKER_TASK_STATES, type ReportOutcome, type WorkerTaskFilter, type WorkerTaskState } from "../../../engine/storage/index.ts";
 import { countParam, shape } from "../body.ts";
 import { empty, json } from "../http.ts";
@@ -11,8 +12,6 @@ import { wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
 
 /** The most tasks one poll claims (E.15); a larger limit is clamped. */
 export const POLL_LIMIT = 1000;
-/** A heartbeat checkpoint larger than this, serialized, is refused with 413 (E.19). */
-export const CHECKPOINT_LIMIT = 256 * 1024;
 const LIST_LIMIT = { default: 50, max: 1000 };
 
 /** The one 409 of a fenced report (E.17-E.19). */
@@ -120,10 +119,7 @@ export async function heartbeatTask(context: RestContext<HeartbeatRequest>): Pro
     if (body.checkpoint_seq === null || body.checkpoint_seq === undefined) {
       throw new AppError("invalid_argument", "checkpoint requires checkpoint_seq", ["checkpoint_seq"]);
     }
-    const size = Buffer.byteLength(JSON.stringify(checkpoint));
-    if (size > CHECKPOINT_LIMIT) {
-      throw new AppError("payload_too_large", `checkpoint is ${size} bytes, exceeding the maximum of ${CHECKPOINT_LIMIT} bytes`, ["checkpoint"]);
-    }
+    checkSize("checkpoint", checkpoint); // 413 over SIZE_LIMITS.checkpoint (E.19)
     cas = { value: checkpoint, seq: body.checkpoint_seq };
   }
   const outcome = await requireStore(context).heartbeatWorkerTask(context.params.id!, lease(body), cas);

@@ -4,7 +4,6 @@ import { InstanceCounts } from "./instance-counts";
 import { OpenBreakers } from "./open-breakers";
 import { RecentFailures } from "./recent-failures";
 import { SequenceList } from "./sequence-list";
-import { TenantNav } from "./tenant-nav";
 import { ThroughputChart } from "./throughput-chart";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -17,10 +16,6 @@ export default async function TenantOverviewPage({ params }: { params: Promise<{
     <main className="page">
       <div className="page-header">
         <h1>{current?.name ?? tenant}</h1>
-        <p>
-          Tenant <code>{tenant}</code> · you are {current?.role === "admin" ? "an admin" : "a member"}
-        </p>
-        <TenantNav tenantId={tenant} />
       </div>
       <section className="card" aria-labelledby="instances-heading">
         <h2 id="instances-heading">Instances by state</h2>

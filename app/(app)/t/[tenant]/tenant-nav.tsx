@@ -1,12 +1,8 @@
-import { myAccount } from "../../../../server/web/session.ts";
 import { TenantNavLinks } from "./tenant-nav-links";
 
-// The tenant's pages, under its header. A server component that reads the role itself (myAccount
-// is cached per request, so no extra query), so every page gets the admin-only tabs without
-// passing anything; the settings layout still refuses non-admins on its own.
-export async function TenantNav({ tenantId }: { tenantId: string }) {
-  const me = await myAccount();
-  const isAdmin = me.tenants.some((t) => t.id === tenantId && t.role === "admin");
+// The tenant's tabs, drawn once by the tenant layout. Settings is offered to admins only; the
+// settings layout still refuses non-admins on its own.
+export function TenantNav({ tenantId, isAdmin }: { tenantId: string; isAdmin: boolean }) {
   const links = [
     { href: `/t/${tenantId}`, label: "Overview" },
     { href: `/t/${tenantId}/sequences`, label: "Sequences" },

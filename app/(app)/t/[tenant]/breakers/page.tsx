@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { myAccount } from "../../../../../server/web/session.ts";
-import { TenantNav } from "../tenant-nav";
 import { BreakerPanel } from "./breaker-panel";
 
 export const metadata: Metadata = { title: "Circuit breakers" };
@@ -17,7 +16,6 @@ export default async function TenantBreakersPage({ params }: { params: Promise<{
           {current?.name ?? tenant} · a handler that keeps failing is paused for a while, so its failures stop costing
           work; its steps wait (or use their fallback handler) until it recovers.
         </p>
-        <TenantNav tenantId={tenant} />
       </div>
       {/* The reset procedure checks the role again; this only decides whether to offer it. */}
       <BreakerPanel tenantId={tenant} canReset={current?.role === "admin"} />

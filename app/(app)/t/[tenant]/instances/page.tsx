@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { myAccount } from "../../../../../server/web/session.ts";
-import { TenantNav } from "../tenant-nav";
 import { InstanceList } from "./instance-list";
 
 export const metadata: Metadata = { title: "Instances" };
@@ -15,7 +14,6 @@ export default async function TenantInstancesPage({ params }: { params: Promise<
       <div className="page-header">
         <h1>Instances</h1>
         <p>{current?.name ?? tenant} · every run of the tenant&apos;s sequences, newest first; the first page refreshes itself.</p>
-        <TenantNav tenantId={tenant} />
       </div>
       {/* The list reads its filters from the address (useSearchParams), which needs a boundary. */}
       <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading instances" />}>

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { myAccount } from "../../../../../server/web/session.ts";
-import { TenantNav } from "../tenant-nav";
 import { SequenceTable } from "./sequence-table";
 
 export const metadata: Metadata = { title: "Sequences" };
@@ -20,7 +19,6 @@ export default async function SequencesPage({ params }: { params: Promise<{ tena
           </Link>
         </div>
         <p>{current?.name ?? tenant} · every sequence with its versions; open one to edit it as a new version or run it.</p>
-        <TenantNav tenantId={tenant} />
       </div>
       <SequenceTable tenantId={tenant} />
     </main>

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { myAccount } from "../../../../../server/web/session.ts";
-import { TenantNav } from "../tenant-nav";
 import { ApiKeysPanel } from "./api-keys-panel";
 import { MembersPanel } from "./members-panel";
 import { TriggersPanel } from "./triggers-panel";
@@ -16,7 +15,6 @@ export default async function TenantSettingsPage({ params }: { params: Promise<{
       <div className="page-header">
         <h1>Settings</h1>
         <p>{current?.name ?? tenant} · who can use this tenant, the API keys that call its REST API, and the triggers its workflows start each other by. Admins only.</p>
-        <TenantNav tenantId={tenant} />
       </div>
       <section className="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Members</h2>

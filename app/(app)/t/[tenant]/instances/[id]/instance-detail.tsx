@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId, useState, type ReactNode } from "react";
+import { useId, useState } from "react";
 import { useTRPC } from "../../../../../_components/trpc";
 import { QueryError } from "../../../../../_components/query-error";
 import { ConfirmButton } from "../../../../../_components/confirm-button";
@@ -15,10 +15,7 @@ import { Timeline } from "./timeline";
 const LIVE_MS = 3_000;
 const PRIORITIES = ["low", "normal", "high", "critical"];
 
-/** `nav`: the tenant's tabs, rendered by the server (they read the role there). */
-export function InstanceDetail({
-  tenantId, instanceId, initial, nav,
-}: { tenantId: string; instanceId: string; initial: InstanceDetailData; nav: ReactNode }) {
+export function InstanceDetail({ tenantId, instanceId, initial }: { tenantId: string; instanceId: string; initial: InstanceDetailData }) {
   const trpc = useTRPC();
   const detail = useQuery({
     ...trpc.instances.get.queryOptions({ tenantId, instanceId }),
@@ -45,7 +42,6 @@ export function InstanceDetail({
           {sequence.name === null ? "Its sequence is missing" : <>{sequence.name} v{sequence.version}</>} · created{" "}
           <Time iso={instance.createdAt} /> · updated <Time iso={instance.updatedAt} />
         </p>
-        {nav}
       </div>
       {/* A failed refresh keeps the last answer on screen and says so. */}
       {detail.error && <QueryError error={detail.error} />}

@@ -2,7 +2,6 @@ import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
-import { TenantNav } from "../../tenant-nav";
 import { InstanceDetail } from "./instance-detail";
 
 type Params = Promise<{ tenant: string; id: string }>;
@@ -27,7 +26,7 @@ export default async function TenantInstancePage({ params }: { params: Params })
   return (
     <main className="page">
       {/* The first render comes with the data; the client keeps it fresh from there. */}
-      <InstanceDetail tenantId={tenant} instanceId={id} initial={detail} nav={<TenantNav tenantId={tenant} />} />
+      <InstanceDetail tenantId={tenant} instanceId={id} initial={detail} />
     </main>
   );
 }

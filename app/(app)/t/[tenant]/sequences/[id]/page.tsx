@@ -3,7 +3,6 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
-import { TenantNav } from "../../tenant-nav";
 import { Editor } from "../editor/editor";
 import type { SequenceDoc } from "../editor/model.ts";
 
@@ -40,7 +39,6 @@ export default async function SequencePage({ params }: { params: Params }) {
             </span>
           ))}
         </p>
-        <TenantNav tenantId={tenant} />
       </div>
       <Editor key={sequence.id} tenantId={tenant} initial={sequence as unknown as SequenceDoc} stored={{ id: sequence.id, versions }} />
     </main>

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
-import { TenantNav } from "../../tenant-nav";
 import { Editor } from "../editor/editor";
 
 export const metadata: Metadata = { title: "New sequence" };
@@ -22,7 +21,6 @@ export default async function NewSequencePage({ params }: { params: Promise<{ te
       <div className="page-header">
         <h1>New sequence</h1>
         <p>Build the block tree on the canvas; the engine&apos;s own validation runs as you go.</p>
-        <TenantNav tenantId={tenant} />
       </div>
       <Editor tenantId={tenant} initial={initial} />
     </main>

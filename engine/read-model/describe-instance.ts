@@ -1,0 +1,95 @@
+// The engine's read model of an instance, for the web (tRPC) and REST alike: its execution tree
+// and the human-input gates waiting for an answer, read off the stored definition and cursor the
+// way the evaluator reads them. Callers outside the engine read instance structure here, never
+// the evaluator's internals (engine/exec).
+import { HUMAN_INPUT_SIGNAL, inputGate } from "../exec/tree/blocks/human-input.ts";
+import { readTreeCursor } from "../exec/tree/cursor.ts";
+import { executionNodes, type ExecutionNode, type ExecutionNodeState } from "../exec/tree/nodes.ts";
+import { isObject } from "../model.ts";
+import { Sequence, type Block, type HumanChoice } from "../sequence/schema.ts";
+import { walkBlocks } from "../sequence/walk.ts";
+import { isTerminal, type InstanceState } from "../storage/index.ts";
+
+export { HUMAN_INPUT_SIGNAL };
+export type { ExecutionNode, ExecutionNodeState, HumanChoice };
+
+/** The custom signal that answers the gate of step `blockId`. */
+export const humanInputSignal = (blockId: string) => `${HUMAN_INPUT_SIGNAL}${blockId}`;
+
+/** A human-input gate waiting for its answer. */
+export interface PendingInput {
+  blockId: string;
+  handler: string;
+  prompt: string;
+  choices: HumanChoice[];
+  allowComment: boolean;
+  /** When the gate escalates (or fails the step) unanswered; null without a timeout. */
+  timesOutAt: string | null;
+}
+
+export interface InstanceDescription {
+  /**
+   * False when the definition has no readable blocks (the sequence is missing, or was stored in a
+   * form the schema no longer reads): then there is no tree and nothing is pending.
+   */
+  hasTree: boolean;
+  /** One node per block of the main tree (wire-format E.13 `ExecutionNode`), depth-first, parents first. */
+  nodes: ExecutionNode[];
+  /** Gates the evaluator has reached that have neither an answer nor an escalation yet; none once the instance is terminal. */
+  pendingInputs: PendingInput[];
+}
+
+/** The instance's own fields the description reads. */
+export interface DescribedInstance {
+  id: string;
+  /** F.1; `waiting` makes its active blocks read as waiting, a terminal state leaves nothing pending. */
+  state: InstanceState;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The instance's structure from its sequence's stored `definition` (null when the sequence is
+ * missing) and its stored `cursor`. Only the blocks are read, so a definition stored before it was
+ * normalised still shows its tree; a hand-edited or corrupt cursor reads as not started.
+ */
+export function describeInstance(definition: unknown, cursor: unknown, instance: DescribedInstance): InstanceDescription {
+  const blocks = blocksOf(definition);
+  if (!blocks) return { hasTree: false, nodes: [], pendingInputs: [] };
+  return {
+    hasTree: true,
+    nodes: executionNodes({ blocks }, cursor, instance),
+    pendingInputs: pendingInputs(blocks, cursor, instance.state),
+  };
+}
+
+function blocksOf(definition: unknown): Block[] | null {
+  const parsed = Sequence.shape.blocks.safeParse(isObject(definition) ? definition.blocks : undefined);
+  return parsed.success ? parsed.data : null;
+}
+
+const YES_NO: HumanChoice[] = [{ label: "Yes", value: "yes" }, { label: "No", value: "no" }];
+
+/** Steps with `wait_for_input` (or `human_review` steps) waiting, read off the cursor the way blocks/step.ts decides to wait. */
+function pendingInputs(blocks: readonly Block[], cursor: unknown, state: InstanceState): PendingInput[] {
+  if (isTerminal(state)) return [];
+  const tree = readTreeCursor(cursor, { blocks } as Sequence);
+  const nodes: Record<string, unknown> = isObject(tree.nodes) ? tree.nodes : {};
+  const pending: PendingInput[] = [];
+  walkBlocks(Array.isArray(tree.blocks) ? tree.blocks : blocks, (block) => {
+    if (block.type !== "step") return;
+    const gate = inputGate(block);
+    const node = Object.hasOwn(nodes, block.id) ? nodes[block.id] : undefined;
+    if (!gate || !isObject(node) || node.status !== "active" || node.taskId || node.input !== undefined || node.escalated) return;
+    const reachedAt = typeof node.reachedAt === "string" ? Date.parse(node.reachedAt) : NaN;
+    pending.push({
+      blockId: block.id,
+      handler: block.handler,
+      prompt: gate.prompt,
+      choices: gate.choices ?? YES_NO,
+      allowComment: gate.allow_comment,
+      timesOutAt: gate.timeout === undefined || Number.isNaN(reachedAt) ? null : new Date(reachedAt + gate.timeout).toISOString(),
+    });
+  });
+  return pending;
+}
