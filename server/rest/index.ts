@@ -10,10 +10,10 @@ import { readJson } from "./body.ts";
 import { errorResponse, Rejection } from "./http.ts";
 import { isWrite, routeNotFound, type Route } from "./route.ts";
 import { ROUTES } from "./routes.ts";
+import { UUID_PATTERN } from "../../engine/model.ts";
 
 export const API_PREFIX = "/api/v1";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const loggers = new WeakMap<Services, Logger>();
 function loggerFor(services: Services): Logger {
@@ -56,7 +56,7 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
       throw new Rejection(400, `Invalid URL: cannot decode \`${name}\``);
     }
     if (name === "id") {
-      if (!UUID.test(decoded)) throw new Rejection(400, "Invalid URL: `id` is not a UUID");
+      if (!UUID_PATTERN.test(decoded)) throw new Rejection(400, "Invalid URL: `id` is not a UUID");
       decoded = decoded.toLowerCase();
     }
     params[name] = decoded;

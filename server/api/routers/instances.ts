@@ -11,9 +11,8 @@ import {
 import { recordAudit } from "../../control/audit.ts";
 import type { Context, User } from "../trpc.ts";
 import { router, tenantProcedure } from "../trpc.ts";
+import { UUID_PATTERN } from "../../../engine/model.ts";
 
-// Any UUID PostgreSQL would accept, version bits unchecked: ids come from several generators.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -27,7 +26,7 @@ export function encodeCursor(key: InstanceKey): string {
 /** The key in a cursor this router issued; anything else is a bad request. */
 export function decodeCursor(cursor: string): InstanceKey {
   const match = /^(\d{1,15})\.([0-9a-f-]{36})$/i.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!match || !UUID.test(match[2]!)) throw new AppError("invalid_argument", "invalid cursor", ["cursor"]);
+  if (!match || !UUID_PATTERN.test(match[2]!)) throw new AppError("invalid_argument", "invalid cursor", ["cursor"]);
   return { createdAt: new Date(Number(match[1])), id: match[2]! };
 }
 
@@ -35,7 +34,7 @@ export function decodeCursor(cursor: string): InstanceKey {
 
 /** An instance id that cannot name an instance is as missing as one that names another tenant's. */
 function instanceIdOrNotFound(id: string): string {
-  if (!UUID.test(id)) throw notFound("instance");
+  if (!UUID_PATTERN.test(id)) throw notFound("instance");
   return id;
 }
 
@@ -86,7 +85,7 @@ export const instancesRouter = router({
       z.object({
         /** Any of these; absent or empty: every state. */
         states: z.array(z.enum(INSTANCE_STATES)).max(INSTANCE_STATES.length).optional(),
-        sequenceId: z.string().regex(UUID, "invalid sequence id").optional(),
+        sequenceId: z.string().regex(UUID_PATTERN, "invalid sequence id").optional(),
         /** Inclusive. */
         createdAfter: z.iso.datetime({ offset: true }).optional(),
         /** Exclusive. */

@@ -11,11 +11,11 @@ import type { TenantStore } from "../../../engine/storage/index.ts";
 import { InstanceContext } from "../../rest/context.ts";
 import { wireSequence } from "../../rest/wire.ts";
 import { router, tenantProcedure } from "../trpc.ts";
+import { UUID_PATTERN } from "../../../engine/model.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function sequenceIdOrNotFound(id: string): string {
-  if (!UUID.test(id)) throw notFound("sequence");
+  if (!UUID_PATTERN.test(id)) throw notFound("sequence");
   return id.toLowerCase();
 }
 

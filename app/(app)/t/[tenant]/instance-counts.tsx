@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
+import { INSTANCE_STATES } from "../../../../engine/model.ts";
 
-const STATES = ["scheduled", "running", "waiting", "paused", "completed", "failed", "cancelled"] as const;
 
 export function InstanceCounts({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
@@ -12,7 +12,7 @@ export function InstanceCounts({ tenantId }: { tenantId: string }) {
   if (counts.error) return <QueryError error={counts.error} />;
   return (
     <div className="stat-grid" aria-busy={counts.isPending}>
-      {STATES.map((state) => (
+      {INSTANCE_STATES.map((state) => (
         <div className="stat" key={state} data-testid={`count-${state}`}>
           <div className="stat-label">{state}</div>
           {counts.data ? <div className="stat-value">{counts.data[state].toLocaleString()}</div> : <div className="skeleton" />}

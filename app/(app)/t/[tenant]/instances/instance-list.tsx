@@ -6,10 +6,10 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
 import { INSTANCE_STATES, InstanceStateBadge, shortId, Time, type InstanceState } from "./instance-ui";
+import { UUID_PATTERN } from "../../../../../engine/model.ts";
 
 const PAGE_SIZE = 50;
 const LIVE_MS = 5_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The filters as the address holds them, so a reload, a shared link or Back keeps them. */
 interface Filters {
@@ -23,7 +23,7 @@ interface Filters {
 function readFilters(params: URLSearchParams): Filters {
   const states = (params.get("state") ?? "").split(",").filter((s): s is InstanceState => (INSTANCE_STATES as readonly string[]).includes(s));
   const sequence = params.get("sequence") ?? "";
-  return { states, sequence: UUID.test(sequence) ? sequence : "", after: params.get("after") ?? "", before: params.get("before") ?? "" };
+  return { states, sequence: UUID_PATTERN.test(sequence) ? sequence : "", after: params.get("after") ?? "", before: params.get("before") ?? "" };
 }
 
 function writeFilters(filters: Filters): string {

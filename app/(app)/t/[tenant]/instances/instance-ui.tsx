@@ -2,8 +2,9 @@
 
 // Pieces shared by the instance list and the detail page: state badges and timestamps.
 
-export const INSTANCE_STATES = ["scheduled", "running", "waiting", "paused", "completed", "failed", "cancelled"] as const;
-export type InstanceState = (typeof INSTANCE_STATES)[number];
+import type { InstanceState } from "../../../../../engine/model.ts";
+
+export { INSTANCE_STATES, type InstanceState } from "../../../../../engine/model.ts";
 
 const INSTANCE_BADGE: Record<InstanceState, string> = {
   scheduled: "badge badge-accent",
