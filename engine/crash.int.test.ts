@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant } from "../test/factories.ts";
 import { commitProgress } from "./storage/execution.ts";
+import { asTenantId } from "./storage/index.ts";
 
 let db: TestDatabase;
 const engines: ChildProcess[] = [];
@@ -92,7 +93,7 @@ it("finishes every instance exactly once after an engine is killed mid-run", asy
   // The dead engine's leases were superseded: a late write under one of them changes nothing.
   const ghost = orphaned[0]!;
   const written = await commitProgress(db.sql, {
-    instanceId: ghost.id, tenantId: ghost.tenant_id, leaseEpoch: ghost.lease_epoch, state: "failed", cursor: null,
+    instanceId: ghost.id, tenantId: asTenantId(ghost.tenant_id), leaseEpoch: ghost.lease_epoch, state: "failed", cursor: null,
     outputs: [{ blockId: "work", output: { ghost: true }, attempt: 0 }],
   });
   expect(written).toBe(false);

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createTenant } from "../server/control/tenants.ts";
 import { addMember, createUser, type Role } from "../server/control/users.ts";
 import { commitProgress, insertWorkerTask } from "../engine/storage/execution.ts";
+import { asTenantId } from "../engine/storage/index.ts";
 import type { TestDatabase } from "./db.ts";
 
 export const PASSWORD = "correct horse battery";
@@ -71,7 +72,7 @@ export async function parkOnWorkerTask(
   const sequenceId = await insertSequence(db, tenantId, [{ type: "step", id: blockId, handler: handlerName }]);
   const [instanceId] = (await insertInstancesOf(db, tenantId, sequenceId)) as [string];
   await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 1 WHERE id = $1", [instanceId]);
-  const fence = { instanceId, tenantId, leaseEpoch: 1 };
+  const fence = { instanceId, tenantId: asTenantId(tenantId), leaseEpoch: 1 };
   const taskId = await insertWorkerTask(db.sql, {
     ...fence, blockId, handlerName, queueName: options.queue ?? null, params: options.params ?? { n: 1 },
     context: options.context ?? { data: { a: 1 }, config: null }, attempt: options.attempt ?? 0, timeoutMs: options.timeoutMs ?? null,

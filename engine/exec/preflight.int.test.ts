@@ -37,8 +37,8 @@ const run = (tenantId: string, fields: StepFields, at = now) => {
 
 describe("runPreflight reservations", () => {
   it("a proceeding step takes one budget step and one rate-limit unit", async () => {
-    await setBudget(db.sql, "acme", 10, 60, now);
-    await setRateLimitPolicy(db.sql, "acme", "sms", 2, 60_000);
+    await setBudget(db.sql, asTenantId("acme"), 10, 60, now);
+    await setRateLimitPolicy(db.sql, asTenantId("acme"), "sms", 2, 60_000);
     expect(await run("acme", { rate_limit_key: "sms" })).toEqual({ kind: "proceed" });
     expect(await budgetUsed("acme")).toBe(1);
     expect(await slotsTaken("acme", "sms")).toBe(1);
@@ -61,7 +61,7 @@ describe("runPreflight reservations", () => {
   });
 
   it("an exhausted budget defers to the next period, with the reason", async () => {
-    await setBudget(db.sql, "globex", 1, 60, now);
+    await setBudget(db.sql, asTenantId("globex"), 1, 60, now);
     expect((await run("globex", {})).kind).toBe("proceed");
     expect(await run("globex", {})).toEqual({ kind: "defer", reason: "budget", until: new Date("2026-11-30T10:01:00Z") });
     expect((await run("globex", {}, new Date("2026-11-30T10:01:00Z"))).kind).toBe("proceed");

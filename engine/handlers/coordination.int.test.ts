@@ -51,7 +51,7 @@ async function claimedInstance() {
 
 /** What runTree commits when its tree has settled: the step's output and the terminal state, in one write. */
 const completion = (claim: { id: string; tenantId: string; leaseEpoch: number }) => ({
-  instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "completed" as const,
+  instanceId: claim.id, tenantId: asTenantId(claim.tenantId), leaseEpoch: claim.leaseEpoch, state: "completed" as const,
   cursor: { v: 2, nodes: { x: { status: "completed" } } }, outputs: [{ blockId: "x", output: {}, attempt: 0 }],
 });
 

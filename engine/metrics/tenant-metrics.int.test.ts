@@ -7,6 +7,7 @@ import { setBudget } from "../storage/budgets.ts";
 import { dueBacklog, pruneTenantMetrics, readTenantMetrics, writeTenantMetrics } from "../storage/metrics.ts";
 import { TenantMetrics } from "./tenant-metrics.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
+import { asTenantId } from "../storage/index.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -35,7 +36,7 @@ async function dueAgo(tenantId: string, sequenceId: string, count: number, agoMs
 it("records exactly the claims, ends, deferrals and lag buckets of a known workload", async () => {
   await dueAgo("m-ok", await insertSequence(db, "m-ok", [{ type: "step", id: "x", handler: "noop" }]), 10, 30_000);
   await dueAgo("m-bad", await insertSequence(db, "m-bad", [{ type: "step", id: "x", handler: "fail" }]), 4, 2_000);
-  await setBudget(db.sql, "m-budget", 2, 3_600, new Date());
+  await setBudget(db.sql, asTenantId("m-budget"), 2, 3_600, new Date());
   await dueAgo("m-budget", await insertSequence(db, "m-budget", [{ type: "step", id: "x", handler: "noop" }]), 5, 0);
 
   const scheduler = makeScheduler(db, { ownerId: "metrics-test" });

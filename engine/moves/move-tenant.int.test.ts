@@ -9,7 +9,7 @@ import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { createLogger } from "../logger.ts";
 import { TenantView } from "../scheduler/tenant-view.ts";
 import { Scheduler, type SchedulerConfig } from "../scheduler/scheduler.ts";
-import { Storage, StorageBackends } from "../storage/index.ts";
+import { asTenantId, Storage, StorageBackends } from "../storage/index.ts";
 import { activeMove, MOVE_PHASES, type MovePhase } from "../storage/moves.ts";
 import { readPlacement } from "../storage/placements.ts";
 import { setTenantLimits } from "../storage/tenant-limits.ts";
@@ -94,10 +94,10 @@ async function finishAll(backendId: string, tenantId: string, total: number, tim
       [tenantId],
     );
     for (const { id } of gates) {
-      await enqueueSignalIfActive(db, tenantId, id, { type: { custom: "human_input:gate" }, payload: { value: "yes" } });
+      await enqueueSignalIfActive(db, asTenantId(tenantId), id, { type: { custom: "human_input:gate" }, payload: { value: "yes" } });
     }
-    for (const task of await pollWorkerTasks(db, tenantId, { handlerName: "ext_worker", queueName: null, workerId: "w", limit: 200 })) {
-      await completeWorkerTask(db, tenantId, task.id, { workerId: "w", claimEpoch: task.claimEpoch }, { done: true });
+    for (const task of await pollWorkerTasks(db, asTenantId(tenantId), { handlerName: "ext_worker", queueName: null, workerId: "w", limit: 200 })) {
+      await completeWorkerTask(db, asTenantId(tenantId), task.id, { workerId: "w", claimEpoch: task.claimEpoch }, { done: true });
     }
     const { rows } = await db.query("SELECT count(*)::int AS n FROM task_instances WHERE tenant_id = $1 AND state = 'completed'", [tenantId]);
     if (rows[0].n === total) return;

@@ -10,6 +10,7 @@ import { createBuiltInHandlers } from "../handlers/registry.ts";
 import { listOpenBreakers, resetBreaker, setBreakerSettings, upsertOpenBreaker } from "../storage/breakers.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
+import { asTenantId } from "../storage/index.ts";
 
 let db: TestDatabase;
 let vendor: http.Server;
@@ -155,7 +156,7 @@ describe("fleet convergence", () => {
     await until(async () => first.breakers.isOpen("fleet", "http_request") && second.breakers.isOpen("fleet", "http_request"), 5_000);
     expect(Date.now() - opened).toBeLessThan(5_000);
 
-    await resetBreaker(db.sql, "fleet", "http_request", "test");
+    await resetBreaker(db.sql, asTenantId("fleet"), "http_request", "test");
     const reset = Date.now();
     await until(async () => !first.breakers.isOpen("fleet", "http_request") && !second.breakers.isOpen("fleet", "http_request"), 5_000);
     expect(Date.now() - reset).toBeLessThan(5_000);

@@ -10,6 +10,7 @@ import { setRateLimitPolicy } from "../storage/rate-limits.ts";
 import { Scheduler, type SchedulerConfig } from "./scheduler.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
 import { HandlerRegistry } from "../handlers/registry.ts";
+import { asTenantId } from "../storage/index.ts";
 
 let db: TestDatabase;
 let scheduler: Scheduler | null = null;
@@ -187,7 +188,7 @@ describe("pre-flight, asserted on the instance", () => {
   };
 
   it("defers over the rate limit, never dropping the step", async () => {
-    await setRateLimitPolicy(db.sql, "rl", "vendor", 2, 60_000);
+    await setRateLimitPolicy(db.sql, asTenantId("rl"), "vendor", 2, 60_000);
     const seq = await insertSequence(db, "rl", [step("call", "noop", null, { rate_limit_key: "vendor" })]);
     const ids = await insertInstancesOf(db, "rl", seq, 4);
     const before = Date.now();
@@ -203,7 +204,7 @@ describe("pre-flight, asserted on the instance", () => {
   });
 
   it("defers to the next budget period when the tenant's budget is spent", async () => {
-    await setBudget(db.sql, "budgeted", 3, 3600, new Date());
+    await setBudget(db.sql, asTenantId("budgeted"), 3, 3600, new Date());
     const seq = await insertSequence(db, "budgeted", [step("s", "noop")]);
     const ids = await insertInstancesOf(db, "budgeted", seq, 5);
     await startScheduler();
@@ -260,7 +261,7 @@ describe("on_deadline_breach (A.3)", () => {
       { block_id: "late", output: { __error__: true, retryable: false, message: "deadline exceeded" }, output_ref: "__error__", attempt: 1 },
     ]);
     // B.1: templates' `outputs` never see the engine's _sla record.
-    expect(Object.keys(await loadLatestOutputs(db.sql, "esc", id!))).toEqual(["late"]);
+    expect(Object.keys(await loadLatestOutputs(db.sql, asTenantId("esc"), id!))).toEqual(["late"]);
   });
 
   it("records an escalation handler it cannot run instead of queueing it", async () => {
@@ -287,14 +288,14 @@ describe("fencing", () => {
     const [id] = await insertInstancesOf(db, "acme", seq);
     await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 3 WHERE id = $1", [id]);
     const stale = await commitProgress(db.sql, {
-      instanceId: id!, tenantId: "acme", leaseEpoch: 2, state: "completed", cursor: { stale: true },
+      instanceId: id!, tenantId: asTenantId("acme"), leaseEpoch: 2, state: "completed", cursor: { stale: true },
       outputs: [{ blockId: "a", output: { from: "the past" }, attempt: 0 }],
     });
     expect(stale).toBe(false);
     expect(await instance(id!)).toMatchObject({ state: "running", lease_epoch: 3, cursor: null });
     expect(await outputs(id!)).toEqual([]);
     // and the current holder can write
-    expect(await commitProgress(db.sql, { instanceId: id!, tenantId: "acme", leaseEpoch: 3, state: "completed", cursor: null })).toBe(true);
+    expect(await commitProgress(db.sql, { instanceId: id!, tenantId: asTenantId("acme"), leaseEpoch: 3, state: "completed", cursor: null })).toBe(true);
   });
 });
 

@@ -8,6 +8,7 @@ import { listBudgetedTenants } from "./budgets.ts";
 import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker, type OpenBreakerRow } from "./breakers.ts";
 import { claimDueInstances, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
 import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
+import { asTenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
 import { RunStore } from "./run-store.ts";
@@ -93,8 +94,9 @@ export class BackendStore {
     return upsertOpenBreaker(this.backend.pool, row);
   }
 
+  /** For the breaker registry, whose tenants all came from claims on this backend. */
   deleteOpenBreaker(tenantId: string, handler: string) {
-    return deleteOpenBreaker(this.backend.pool, tenantId, handler);
+    return deleteOpenBreaker(this.backend.pool, asTenantId(tenantId), handler);
   }
 
   listOpenBreakers() {

@@ -4,6 +4,7 @@
 // breaker). Statements name the tenant; the engine's sweeps read every tenant on its backend.
 import { AppError } from "../errors.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 export interface OpenBreakerRow {
   tenantId: string;
@@ -22,7 +23,7 @@ export async function upsertOpenBreaker(db: Queryable, row: OpenBreakerRow): Pro
 }
 
 /** Leaving Open deletes the row. */
-export async function deleteOpenBreaker(db: Queryable, tenantId: string, handler: string): Promise<void> {
+export async function deleteOpenBreaker(db: Queryable, tenantId: TenantId, handler: string): Promise<void> {
   await db.query({
     name: "delete_open_breaker",
     text: "DELETE FROM circuit_breakers WHERE tenant_id = $1 AND handler = $2",
@@ -47,7 +48,7 @@ export async function listOpenBreakers(db: Queryable, tenantId?: string): Promis
  * in one statement. Returns whether it was Open. Resetting an unknown breaker is allowed and
  * still recorded (wire-format I: 200 even for unknown handlers).
  */
-export async function resetBreaker(db: Queryable, tenantId: string, handler: string, resetBy: string): Promise<{ wasOpen: boolean }> {
+export async function resetBreaker(db: Queryable, tenantId: TenantId, handler: string, resetBy: string): Promise<{ wasOpen: boolean }> {
   const { rows } = await db.query<{ was_open: boolean }>({
     name: "reset_breaker",
     text: `WITH gone AS (DELETE FROM circuit_breakers WHERE tenant_id = $1 AND handler = $2 RETURNING 1),
@@ -83,7 +84,7 @@ export async function latestResetId(db: Queryable): Promise<number> {
 }
 
 /** A tenant's resets, newest first (who reset what, for the breakers pages). */
-export async function listResets(db: Queryable, tenantId: string | null, limit = 100): Promise<BreakerReset[]> {
+export async function listResets(db: Queryable, tenantId: TenantId | null, limit = 100): Promise<BreakerReset[]> {
   const { rows } = await db.query<{ id: number; tenant_id: string; handler: string; reset_by: string; reset_at: Date }>({
     name: tenantId === null ? "list_breaker_resets_all" : "list_breaker_resets",
     text: tenantId === null

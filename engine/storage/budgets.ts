@@ -6,6 +6,7 @@
 // whatever version of the row it read.
 import { AppError } from "../errors.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 /** As a rate-limit `Reservation`; a unit taken says from which period, so it can be handed back. */
 export type BudgetReservation = { ok: true; periodStart: Date | null } | { ok: false; retryAt: Date };
@@ -56,7 +57,7 @@ SELECT (SELECT period_start FROM consumed) AS consumed_in, b.period_start, b.per
   LEFT JOIN tenant_budgets b ON b.tenant_id = $1`;
 
 /** Takes one step of the tenant's budget at `now`; exhausted answers the start of the next period. */
-export async function tryConsumeBudget(db: Queryable, tenantId: string, now: Date): Promise<BudgetReservation> {
+export async function tryConsumeBudget(db: Queryable, tenantId: TenantId, now: Date): Promise<BudgetReservation> {
   const { rows } = await db.query<{ consumed_in: Date | null; period_start: Date | null; period_secs: number | null }>({
     name: "budget_consume",
     text: CONSUME,
@@ -73,7 +74,7 @@ export async function tryConsumeBudget(db: Queryable, tenantId: string, now: Dat
  * Hands back a step taken in the period starting `periodStart`, for a step that a later check
  * deferred after all. A period that has ended since is left alone: its count no longer matters.
  */
-export async function refundBudget(db: Queryable, tenantId: string, periodStart: Date): Promise<void> {
+export async function refundBudget(db: Queryable, tenantId: TenantId, periodStart: Date): Promise<void> {
   await db.query({
     name: "budget_refund",
     text: "UPDATE tenant_budgets SET used = used - 1 WHERE tenant_id = $1 AND period_start = $2 AND used > 0",
@@ -94,7 +95,7 @@ ON CONFLICT (tenant_id) DO UPDATE SET
   period_secs = EXCLUDED.period_secs`;
 
 /** Creates or replaces the tenant's budget: at most `stepsPerPeriod` steps per `periodSecs`. */
-export async function setBudget(db: Queryable, tenantId: string, stepsPerPeriod: number, periodSecs: number, now: Date): Promise<void> {
+export async function setBudget(db: Queryable, tenantId: TenantId, stepsPerPeriod: number, periodSecs: number, now: Date): Promise<void> {
   if (!Number.isInteger(stepsPerPeriod) || stepsPerPeriod < 1 || stepsPerPeriod > MAX_INT4) {
     throw new AppError("invalid_argument", `steps_per_period must be an integer from 1 to ${MAX_INT4}`, ["steps_per_period"]);
   }
@@ -109,7 +110,7 @@ export async function setBudget(db: Queryable, tenantId: string, stepsPerPeriod:
 }
 
 /** Removes the tenant's budget (unlimited from now on); false when there was none. */
-export async function removeBudget(db: Queryable, tenantId: string): Promise<boolean> {
+export async function removeBudget(db: Queryable, tenantId: TenantId): Promise<boolean> {
   const { rowCount } = await db.query({
     name: "budget_remove",
     text: "DELETE FROM tenant_budgets WHERE tenant_id = $1",
@@ -119,7 +120,7 @@ export async function removeBudget(db: Queryable, tenantId: string): Promise<boo
 }
 
 /** The tenant's budget as it stands at `now` (a period that has ended reads as a fresh one); null when unlimited. */
-export async function readBudget(db: Queryable, tenantId: string, now: Date): Promise<TenantBudget | null> {
+export async function readBudget(db: Queryable, tenantId: TenantId, now: Date): Promise<TenantBudget | null> {
   const { rows } = await db.query<{ steps_per_period: number; period_secs: number; period_start: Date; used: number }>({
     name: "budget_read",
     text: "SELECT steps_per_period, period_secs, period_start, used FROM tenant_budgets WHERE tenant_id = $1",

@@ -1,14 +1,14 @@
 // SQL of sub_sequence blocks (wire-format C.7): finding the child's sequence, creating the child
 // under the parent's lease, and reading how a child ended. Every statement is tenant-scoped: a
 // child lives in its parent's tenant and namespace, always.
-import { uuidv7 } from "./ids.ts";
+import { uuidv7, type TenantId } from "./ids.ts";
 import type { Queryable } from "./transaction.ts";
 
 export const MAX_SUB_SEQUENCE_DEPTH = 16;
 
 /** The sequence named in the caller's tenant and namespace: that version, or the latest non-deprecated. */
 export async function findSubSequence(
-  db: Queryable, tenantId: string, instanceId: string, name: string, version: number | undefined,
+  db: Queryable, tenantId: TenantId, instanceId: string, name: string, version: number | undefined,
 ): Promise<{ id: string; inputSchema: unknown } | null> {
   const { rows } = await db.query<{ id: string; input_schema: unknown }>({
     name: "find_sub_sequence",
@@ -31,7 +31,7 @@ export type ChildCreation = { childId: string } | { error: "depth" | "lease_lost
  */
 export async function createChildInstance(
   db: Queryable,
-  parent: { instanceId: string; tenantId: string; leaseEpoch: number },
+  parent: { instanceId: string; tenantId: TenantId; leaseEpoch: number },
   child: { sequenceId: string; blockId: string; input: unknown },
 ): Promise<ChildCreation> {
   const id = uuidv7();
@@ -65,7 +65,7 @@ export interface ChildOutcome {
 }
 
 /** How a child ended, with its outputs; null while it runs (or when it is not this parent's). */
-export async function childOutcome(db: Queryable, tenantId: string, parentId: string, childId: string): Promise<ChildOutcome | null> {
+export async function childOutcome(db: Queryable, tenantId: TenantId, parentId: string, childId: string): Promise<ChildOutcome | null> {
   const { rows } = await db.query<{ state: string; outputs: unknown[] | null }>({
     name: "child_outcome",
     text: `SELECT c.state,

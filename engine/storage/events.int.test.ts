@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { emitEvent } from "./events.ts";
+import { asTenantId } from "./index.ts";
 
 let db: TestDatabase;
 /** Enough connections that the 50 emits really run at once. */
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 const event = (key: string) => ({
-  tenantId: "acme", parentId: parent, target: { sequenceName: "child-seq" }, data: { n: 1 }, metadata: {}, dedupe: { scope: "tenant", key },
+  tenantId: asTenantId("acme"), parentId: parent, target: { sequenceName: "child-seq" }, data: { n: 1 }, metadata: {}, dedupe: { scope: "tenant", key },
 });
 
 it("50 concurrent emits with one dedupe key create exactly one child, and all answer with it: 100 rounds", async () => {

@@ -2,11 +2,11 @@
 // deduplicated. The dedupe row and the child are written in one transaction, so a crash can
 // never leave a dedupe row pointing at a child that does not exist.
 import { inputProblem } from "../sequence/input-schema.ts";
-import { uuidv7 } from "./ids.ts";
+import { uuidv7, type TenantId } from "./ids.ts";
 import { inTransaction, type Connectable } from "./transaction.ts";
 
 export interface EmitEvent {
-  tenantId: string;
+  tenantId: TenantId;
   parentId: string;
   /** The sequence to spawn: by name, or through one of the tenant's trigger slugs. */
   target: { sequenceName: string } | { triggerSlug: string };

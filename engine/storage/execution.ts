@@ -5,7 +5,7 @@
 // (see commitProgressBatch).
 import type pg from "pg";
 import { isTerminal, type InstanceState } from "../model.ts";
-import { uuidv7 } from "./ids.ts";
+import { asTenantId, uuidv7, type TenantId } from "./ids.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
@@ -54,7 +54,7 @@ export interface OutputRow {
 
 export interface Progress {
   instanceId: string;
-  tenantId: string;
+  tenantId: TenantId;
   leaseEpoch: number;
   state: InstanceState;
   cursor: unknown;
@@ -101,7 +101,7 @@ export async function commitProgressBatch(db: Queryable & Connectable, batch: Pr
   }
   return inTransaction(db, async (client) => {
     const { rows } = await client.query<{ id: string; tenant_id: string; state: InstanceState }>(statement);
-    await consumeLateSignals(client, rows.filter((r) => isTerminal(r.state)).map((r) => ({ tenantId: r.tenant_id, id: r.id })));
+    await consumeLateSignals(client, rows.filter((r) => isTerminal(r.state)).map((r) => ({ tenantId: asTenantId(r.tenant_id), id: r.id })));
     return new Set(rows.map((r) => r.id));
   });
 }
@@ -210,7 +210,7 @@ export async function commitProgress(db: Queryable & Connectable, progress: Prog
 }
 
 /** The latest output of each block of an instance (the scope of templates and conditions). */
-export async function loadLatestOutputs(db: Queryable, tenantId: string, instanceId: string): Promise<Record<string, unknown>> {
+export async function loadLatestOutputs(db: Queryable, tenantId: TenantId, instanceId: string): Promise<Record<string, unknown>> {
   const { rows } = await db.query<{ block_id: string; output: unknown }>({
     name: "load_latest_outputs",
     text: `SELECT DISTINCT ON (block_id) block_id, output FROM block_outputs
@@ -224,7 +224,7 @@ export async function loadLatestOutputs(db: Queryable, tenantId: string, instanc
 
 export interface NewWorkerTask {
   instanceId: string;
-  tenantId: string;
+  tenantId: TenantId;
   leaseEpoch: number;
   blockId: string;
   handlerName: string;

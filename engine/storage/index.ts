@@ -54,6 +54,7 @@ export {
   WORKER_TASK_STATES, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
 } from "./worker-tasks.ts";
+import { asTenantId, type TenantId } from "./ids.ts";
 export { decodeSignalType, type NewSignal, type PendingSignal, type SignalType } from "./signals.ts";
 export { canTransition, TRANSITIONS } from "./instance-state.ts";
 export { isTerminal } from "../model.ts";
@@ -66,13 +67,18 @@ export type { TenantLimits } from "./tenant-limits.ts";
 /** One tenant's rows on the backend its placement names. */
 export class TenantStore {
   constructor(
-    readonly tenantId: string,
-    readonly backend: Backend,
+    readonly tenantId: TenantId,
+    private readonly backend: Backend,
     /** The placement epoch this store was routed with. */
     readonly epoch: number,
     /** Routed while the tenant was quiesced for a move: see Storage.tenantForWrite. */
     readonly quiesced = false,
   ) {}
+
+  /** Which backend the placement named (the pool stays in here). */
+  get backendId(): string {
+    return this.backend.id;
+  }
 
   countInstancesByState() {
     return countInstancesByState(this.backend.pool, this.tenantId);
@@ -343,9 +349,10 @@ export class Storage {
     this.moves = new MoveStore(backends);
   }
 
+  /** The tenant's store: the router's placement is the door a raw id becomes a TenantId through. */
   async tenant(tenantId: string): Promise<TenantStore> {
     const { backend, epoch, quiesced } = await this.router.route(tenantId);
-    return new TenantStore(tenantId, backend, epoch, quiesced);
+    return new TenantStore(asTenantId(tenantId), backend, epoch, quiesced);
   }
 
   /**
@@ -380,7 +387,7 @@ export class Storage {
         if (error instanceof AppError) return null; // unplaced, or placed on a backend we do not serve
         throw error;
       });
-      if (route?.backend.id === backendId) return new TenantStore(tenantId, route.backend, route.epoch, route.quiesced);
+      if (route?.backend.id === backendId) return new TenantStore(asTenantId(tenantId), route.backend, route.epoch, route.quiesced);
     }
     return null;
   }

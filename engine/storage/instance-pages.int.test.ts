@@ -12,6 +12,7 @@ import {
 import type { InstanceState } from "./instances.ts";
 import { enqueueSignalIfActive } from "./signals.ts";
 import { completeWorkerTask, pollWorkerTasks } from "./worker-tasks.ts";
+import { asTenantId } from "./index.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -55,7 +56,7 @@ async function pageThrough(tenantId: string, query: Omit<InstancePageQuery, "aft
   let after: InstanceKey | undefined;
   for (let pages = 0; ; pages++) {
     expect(pages).toBeLessThan(10_000);
-    const page = await listInstancesPage(db.sql, tenantId, { ...query, after });
+    const page = await listInstancesPage(db.sql, asTenantId(tenantId), { ...query, after });
     ids.push(...page.items.map((item) => item.id));
     if (!page.next) return ids;
     expect(page.items.length).toBe(Math.min(query.limit, 200));
@@ -90,10 +91,10 @@ describe("keyset paging", () => {
   });
 
   it("serves the largest page size and clamps beyond it", async () => {
-    const first = await listInstancesPage(db.sql, "paging", { limit: 1_000 });
+    const first = await listInstancesPage(db.sql, asTenantId("paging"), { limit: 1_000 });
     expect(first.items).toHaveLength(200);
     expect(first.next).toEqual({ createdAt: first.items[199]!.createdAt, id: first.items[199]!.id });
-    const empty = await listInstancesPage(db.sql, "no-such-tenant", { limit: 10 });
+    const empty = await listInstancesPage(db.sql, asTenantId("no-such-tenant"), { limit: 10 });
     expect(empty).toEqual({ items: [], next: null });
   });
 });
@@ -137,7 +138,7 @@ describe("filters", () => {
   });
 
   it("names the tenant's own sequence, and nothing for a sequence it does not have", async () => {
-    const page = await listInstancesPage(db.sql, "filters", { limit: 3 });
+    const page = await listInstancesPage(db.sql, asTenantId("filters"), { limit: 3 });
     // Newest first: rows 419, 418, 417 use sequences [seqA, seqB, seqA][i % 3].
     expect(page.items.map((i) => [i.sequenceId, i.sequenceName, i.sequenceVersion])).toEqual([
       [seqA, "billing", 3],
@@ -163,7 +164,7 @@ describe("plans", () => {
   });
 
   const plan = async (query: InstancePageQuery) => {
-    const { text, values } = instancesPageStatement("plan-big", query);
+    const { text, values } = instancesPageStatement(asTenantId("plan-big"), query);
     const { rows } = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values);
     return rows.map((row) => row["QUERY PLAN"]).join("\n");
   };
@@ -216,18 +217,18 @@ describe("detail", () => {
          (gen_random_uuid(), $1, $2, 'c', '{}', '__in_progress__', 0, now() - interval '2 seconds')`,
       [tenant, instanceId],
     );
-    await enqueueSignalIfActive(db.sql, tenant, instanceId, { type: "update_context", payload: { data: { k: 2 } } });
-    await enqueueSignalIfActive(db.sql, tenant, instanceId, { type: { custom: "poke" }, payload: [1] });
+    await enqueueSignalIfActive(db.sql, asTenantId(tenant), instanceId, { type: "update_context", payload: { data: { k: 2 } } });
+    await enqueueSignalIfActive(db.sql, asTenantId(tenant), instanceId, { type: { custom: "poke" }, payload: [1] });
     await db.sql.query(
       `INSERT INTO worker_tasks (id, tenant_id, instance_id, block_id, handler_name) VALUES (gen_random_uuid(), $1, $2, 'ext', 'worker-x')`,
       [tenant, instanceId],
     );
-    const [task] = await pollWorkerTasks(db.sql, tenant, { handlerName: "worker-x", queueName: null, workerId: "w1", limit: 1 });
-    expect(await completeWorkerTask(db.sql, tenant, task!.id, { workerId: "w1", claimEpoch: task!.claimEpoch }, { ok: true })).toBe("ok");
+    const [task] = await pollWorkerTasks(db.sql, asTenantId(tenant), { handlerName: "worker-x", queueName: null, workerId: "w1", limit: 1 });
+    expect(await completeWorkerTask(db.sql, asTenantId(tenant), task!.id, { workerId: "w1", claimEpoch: task!.claimEpoch }, { ok: true })).toBe("ok");
   });
 
   it("reads the instance with its sequence, outputs oldest first, signals newest first and tasks with attempts", async () => {
-    const detail = (await getInstanceDetail(db.sql, tenant, instanceId))!;
+    const detail = (await getInstanceDetail(db.sql, asTenantId(tenant), instanceId))!;
     expect(detail.instance).toMatchObject({
       id: instanceId, state: "scheduled", context: { data: { k: 1 } }, cursor: { v: 2, nodes: {} },
       sequence: { id: sequenceId, name: "onboarding", version: 1, namespace: "default" },
@@ -244,14 +245,14 @@ describe("detail", () => {
   });
 
   it("keeps the newest outputs when there are more than the limit", async () => {
-    const detail = (await getInstanceDetail(db.sql, tenant, instanceId, { outputs: 2, signals: 1, workerTasks: 0 }))!;
+    const detail = (await getInstanceDetail(db.sql, asTenantId(tenant), instanceId, { outputs: 2, signals: 1, workerTasks: 0 }))!;
     expect(detail.outputs.map((o) => o.blockId)).toEqual(["b", "c"]);
     expect(detail.outputsTruncated).toBe(true);
     expect(detail.signals).toHaveLength(1);
   });
 
   it("is null for a missing instance and for another tenant's", async () => {
-    expect(await getInstanceDetail(db.sql, tenant, randomUUID())).toBeNull();
-    expect(await getInstanceDetail(db.sql, "someone-else", instanceId)).toBeNull();
+    expect(await getInstanceDetail(db.sql, asTenantId(tenant), randomUUID())).toBeNull();
+    expect(await getInstanceDetail(db.sql, asTenantId("someone-else"), instanceId)).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import type { InstanceState } from "./instances.ts";
 import { signalTypeFromText, type SignalType } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 import type { WorkerTaskEvent, WorkerTaskState } from "./worker-tasks.ts";
+import type { TenantId } from "./ids.ts";
 
 export const INSTANCE_PAGE_MAX = 200;
 
@@ -65,7 +66,7 @@ const LIST_COLUMNS = "id, tenant_id, namespace, sequence_id, state, priority, ne
  * `state = ANY(...)` no index yields that order, so the planner would either sort every matching
  * row or walk the tenant's whole history filtering by state, which is slow for rare states.
  */
-export async function listInstancesPage(db: Queryable, tenantId: string, query: InstancePageQuery): Promise<InstancePage> {
+export async function listInstancesPage(db: Queryable, tenantId: TenantId, query: InstancePageQuery): Promise<InstancePage> {
   const { text, values, limit } = instancesPageStatement(tenantId, query);
   const { rows } = await db.query<ListRow>(text, values);
   const items = rows.slice(0, limit).map((row) => ({
@@ -78,7 +79,7 @@ export async function listInstancesPage(db: Queryable, tenantId: string, query: 
 }
 
 /** The statement `listInstancesPage` runs (exported for the test that EXPLAINs it); reads `limit + 1` rows. */
-export function instancesPageStatement(tenantId: string, query: InstancePageQuery) {
+export function instancesPageStatement(tenantId: TenantId, query: InstancePageQuery) {
   const limit = Math.min(Math.max(Math.trunc(query.limit), 1), INSTANCE_PAGE_MAX);
   const values: unknown[] = [tenantId];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -193,7 +194,7 @@ export interface InstanceDetailLimits {
 export const DETAIL_LIMITS: InstanceDetailLimits = { outputs: 200, signals: 50, workerTasks: 100 };
 
 /** The instance with its sequence (name, version, definition) and cursor, or null. */
-export async function getInstanceWithSequence(db: Queryable, tenantId: string, instanceId: string): Promise<InstanceDetailRecord | null> {
+export async function getInstanceWithSequence(db: Queryable, tenantId: TenantId, instanceId: string): Promise<InstanceDetailRecord | null> {
   const { rows } = await db.query<{
     id: string; namespace: string; sequence_id: string; state: InstanceState; priority: number; context: unknown;
     metadata: unknown; timezone: string; next_fire_at: Date | null; defer_reason: string | null; parent_instance_id: string | null;
@@ -228,7 +229,7 @@ export async function getInstanceWithSequence(db: Queryable, tenantId: string, i
  * `__retry__`) are hidden once it has a real one.
  */
 export async function listInstanceOutputs(
-  db: Queryable, tenantId: string, instanceId: string, limit: number,
+  db: Queryable, tenantId: TenantId, instanceId: string, limit: number,
 ): Promise<{ outputs: InstanceOutput[]; truncated: boolean }> {
   const { rows } = await db.query<{
     id: string; block_id: string; output: unknown; output_ref: string | null; attempt: number; created_at: Date;
@@ -252,7 +253,7 @@ export async function listInstanceOutputs(
 }
 
 /** The instance's latest signals, delivered or not, newest first. */
-export async function listInstanceSignals(db: Queryable, tenantId: string, instanceId: string, limit: number): Promise<InstanceSignal[]> {
+export async function listInstanceSignals(db: Queryable, tenantId: TenantId, instanceId: string, limit: number): Promise<InstanceSignal[]> {
   const { rows } = await db.query<{
     id: string; signal_type: string; payload: unknown; delivered: boolean; created_at: Date; delivered_at: Date | null;
   }>({
@@ -274,7 +275,7 @@ export async function listInstanceSignals(db: Queryable, tenantId: string, insta
  * The instance's latest worker tasks, newest first, each with its attempt events (oldest first).
  * A task the engine cancelled is deleted, and its events cannot be tied to the instance any more.
  */
-export async function listInstanceWorkerTasks(db: Queryable, tenantId: string, instanceId: string, limit: number): Promise<InstanceWorkerTask[]> {
+export async function listInstanceWorkerTasks(db: Queryable, tenantId: TenantId, instanceId: string, limit: number): Promise<InstanceWorkerTask[]> {
   const { rows: tasks } = await db.query<{
     id: string; block_id: string; handler_name: string; queue_name: string | null; state: WorkerTaskState; attempt: number;
     worker_id: string | null; error_message: string | null; created_at: Date; completed_at: Date | null;
@@ -318,7 +319,7 @@ export async function listInstanceWorkerTasks(db: Queryable, tenantId: string, i
  * connection, used in turn, so a page view never takes more than one from the pool.
  */
 export function getInstanceDetail(
-  pool: Connectable, tenantId: string, instanceId: string, limits: InstanceDetailLimits = DETAIL_LIMITS,
+  pool: Connectable, tenantId: TenantId, instanceId: string, limits: InstanceDetailLimits = DETAIL_LIMITS,
 ): Promise<InstanceDetail | null> {
   return inTransaction(pool, async (client) => {
     await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");

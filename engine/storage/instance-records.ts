@@ -1,7 +1,7 @@
 // SQL for creating and reading instances and their block outputs (wire-format E.5-E.9). Every
 // statement but `instanceOwner` is scoped by tenant_id; that one serves Storage.locate, which
 // confirms the owner through the partition router before anything is read.
-import { uuidv7 } from "./ids.ts";
+import { uuidv7, type TenantId } from "./ids.ts";
 import { AppError } from "../errors.ts";
 import type { InstanceState } from "./instances.ts";
 import type { Queryable } from "./transaction.ts";
@@ -98,7 +98,7 @@ const ON_KEY_CONFLICT = "ON CONFLICT (tenant_id, idempotency_key) WHERE idempote
  */
 export async function createInstance(
   db: Queryable,
-  tenantId: string,
+  tenantId: TenantId,
   instance: NewInstance,
 ): Promise<{ id: string; deduplicated: boolean }> {
   const id = uuidv7();
@@ -133,7 +133,7 @@ export async function createInstance(
  * idempotency key the tenant already used (or an earlier item of the batch used) is skipped.
  * Returns how many were created.
  */
-export async function createInstances(db: Queryable, tenantId: string, instances: readonly NewInstance[]): Promise<number> {
+export async function createInstances(db: Queryable, tenantId: TenantId, instances: readonly NewInstance[]): Promise<number> {
   if (instances.length === 0) return 0;
   const rows = instances.map((instance) => ({
     id: uuidv7(),
@@ -187,7 +187,7 @@ function toInstance(row: InstanceRow): InstanceRecord {
   };
 }
 
-export async function getInstance(db: Queryable, tenantId: string, id: string): Promise<InstanceRecord | null> {
+export async function getInstance(db: Queryable, tenantId: TenantId, id: string): Promise<InstanceRecord | null> {
   const { rows } = await db.query<InstanceRow>({
     name: "get_instance",
     text: `SELECT ${INSTANCE_COLUMNS} FROM task_instances WHERE tenant_id = $1 AND id = $2`,
@@ -199,7 +199,7 @@ export async function getInstance(db: Queryable, tenantId: string, id: string): 
 /** Newest first; `hasMore` says whether a further page exists (one extra row is read to know). */
 export async function listInstances(
   db: Queryable,
-  tenantId: string,
+  tenantId: TenantId,
   filter: InstanceFilter,
 ): Promise<{ items: InstanceRecord[]; hasMore: boolean }> {
   // Only the predicates asked for, so each filter combination gets a plan of its own.
@@ -225,7 +225,7 @@ export async function listInstances(
  * instance. A block's internal rows (`__in_progress__`, `__retry__`) are hidden once it has a
  * real one (wire-format E, `<BlockOutput>`).
  */
-export async function listBlockOutputs(db: Queryable, tenantId: string, instanceId: string): Promise<BlockOutputRecord[] | null> {
+export async function listBlockOutputs(db: Queryable, tenantId: TenantId, instanceId: string): Promise<BlockOutputRecord[] | null> {
   const exists = await db.query({
     name: "instance_exists",
     text: "SELECT 1 FROM task_instances WHERE tenant_id = $1 AND id = $2",

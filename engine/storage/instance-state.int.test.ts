@@ -10,6 +10,7 @@ import { canTransition, patchInstanceState, replaceInstanceContext, retryInstanc
 import { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 import { reapExpiredLeases, renewLease } from "./leases.ts";
 import { enqueueSignalIfActive } from "./signals.ts";
+import { asTenantId } from "./index.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -95,7 +96,7 @@ describe("the F.2 table", () => {
   it.each(allowed)("PATCH %s → %s is applied", async (from, to) => {
     const id = await instanceIn(from);
     const before = await row(id);
-    await patchInstanceState(db.sql, TENANT, id, to);
+    await patchInstanceState(db.sql, asTenantId(TENANT), id, to);
     const after = await row(id);
     expect(after.state).toBe(to);
     expect(after.defer_reason).toBeNull();
@@ -117,7 +118,7 @@ describe("the F.2 table", () => {
   it.each(refused)("PATCH %s → %s is refused with 400 and changes nothing", async (from, to) => {
     const id = await instanceIn(from);
     const before = await row(id);
-    expect(await refusal(patchInstanceState(db.sql, TENANT, id, to))).toEqual({
+    expect(await refusal(patchInstanceState(db.sql, asTenantId(TENANT), id, to))).toEqual({
       code: "invalid_argument",
       message: `cannot transition from ${from} to ${to}`,
     });
@@ -129,7 +130,7 @@ describe("patchInstanceState", () => {
   it("makes a scheduled target due at the time given", async () => {
     const id = await instanceIn("paused");
     const at = new Date(Date.now() + 2 * HOUR);
-    await patchInstanceState(db.sql, TENANT, id, "scheduled", at);
+    await patchInstanceState(db.sql, asTenantId(TENANT), id, "scheduled", at);
     expect((await row(id)).next_fire_at).toEqual(at);
   });
 
@@ -141,11 +142,11 @@ describe("patchInstanceState", () => {
     const claim = claims.find((c) => c.id === id);
     expect(claim).toMatchObject({ id, tenantId });
 
-    await patchInstanceState(db.sql, tenantId, id, "paused");
+    await patchInstanceState(db.sql, asTenantId(tenantId), id, "paused");
     const paused = await row(id);
     expect(paused).toMatchObject({ state: "paused", lease_owner: null, lease_expires_at: null, lease_epoch: claim!.leaseEpoch + 1 });
 
-    const late = { instanceId: id, tenantId, leaseEpoch: claim!.leaseEpoch, state: "completed" as const, cursor: { done: true } };
+    const late = { instanceId: id, tenantId: asTenantId(tenantId), leaseEpoch: claim!.leaseEpoch, state: "completed" as const, cursor: { done: true } };
     expect(await commitProgress(db.sql, late)).toBe(false);
     expect(await renewLease(db.sql, id, claim!.leaseEpoch, new Date(Date.now() + 60_000))).toBe(false);
     expect(await row(id)).toEqual(paused);
@@ -154,7 +155,7 @@ describe("patchInstanceState", () => {
   it("hands an instance moved into running to the reaper, so the next claim runs it", async () => {
     const tenantId = `t-${randomUUID()}`;
     const id = await instanceIn("waiting", tenantId);
-    await patchInstanceState(db.sql, tenantId, id, "running");
+    await patchInstanceState(db.sql, asTenantId(tenantId), id, "running");
     expect(await reapExpiredLeases(db.sql, new Date(Date.now() + 1), 1000)).toBeGreaterThanOrEqual(1);
     expect((await row(id)).state).toBe("scheduled");
     const claimed = await claimDueInstances(db.sql, { now: new Date(Date.now() + 1), limit: 1000, maxPerTenant: 0, leaseOwner: "b", leaseMs: 30_000 });
@@ -165,22 +166,22 @@ describe("patchInstanceState", () => {
     for (const [parentState, woken] of [["waiting", true], ["running", false], ["paused", false]] as const) {
       const parent = await instanceIn(parentState);
       const child = await instanceIn("running", TENANT, parent);
-      await patchInstanceState(db.sql, TENANT, child, "cancelled");
+      await patchInstanceState(db.sql, asTenantId(TENANT), child, "cancelled");
       const after = await row(parent);
       expect(after.state, parentState).toBe(woken ? "scheduled" : parentState);
       if (woken) expect(near(after.next_fire_at)).toBe(true);
     }
     // A child brought back to scheduled is not an end.
     const parent = await instanceIn("waiting");
-    await patchInstanceState(db.sql, TENANT, await instanceIn("waiting", TENANT, parent), "scheduled");
+    await patchInstanceState(db.sql, asTenantId(TENANT), await instanceIn("waiting", TENANT, parent), "scheduled");
     expect((await row(parent)).state).toBe("waiting");
   });
 
   it("takes the signals still queued when it ends an instance: none is left undelivered on it", async () => {
     const id = await instanceIn("waiting");
-    await enqueueSignalIfActive(db.sql, TENANT, id, { type: { custom: "late" }, payload: null });
-    await enqueueSignalIfActive(db.sql, TENANT, id, { type: "update_context", payload: { data: { added: 1 } } });
-    await patchInstanceState(db.sql, TENANT, id, "cancelled");
+    await enqueueSignalIfActive(db.sql, asTenantId(TENANT), id, { type: { custom: "late" }, payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId(TENANT), id, { type: "update_context", payload: { data: { added: 1 } } });
+    await patchInstanceState(db.sql, asTenantId(TENANT), id, "cancelled");
     const { rows } = await db.sql.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1 AND NOT delivered", [id]);
     expect(rows[0].n).toBe(0);
     expect((await row(id)).context).toEqual({ data: { kept: true, added: 1 } });
@@ -189,9 +190,9 @@ describe("patchInstanceState", () => {
   it("answers a missing and a foreign instance with the same not found, and changes neither", async () => {
     const foreign = await instanceIn("running", "globex");
     const before = await row(foreign);
-    const missing = await refusal(patchInstanceState(db.sql, TENANT, randomUUID(), "cancelled"));
+    const missing = await refusal(patchInstanceState(db.sql, asTenantId(TENANT), randomUUID(), "cancelled"));
     expect(missing).toEqual({ code: "not_found", message: "instance not found" });
-    expect(await refusal(patchInstanceState(db.sql, TENANT, foreign, "cancelled"))).toEqual(missing);
+    expect(await refusal(patchInstanceState(db.sql, asTenantId(TENANT), foreign, "cancelled"))).toEqual(missing);
     expect(await row(foreign)).toEqual(before);
   });
 });
@@ -201,29 +202,29 @@ describe("replaceInstanceContext", () => {
     for (const state of INSTANCE_STATES) {
       const id = await instanceIn(state);
       const context = { data: { fresh: state }, config: null, audit: [], runtime: { attempt: 0 } };
-      await replaceInstanceContext(db.sql, TENANT, id, context);
+      await replaceInstanceContext(db.sql, asTenantId(TENANT), id, context);
       expect((await row(id)).context).toEqual(context);
     }
   });
 
   it("answers a missing and a foreign instance with the same not found, and leaves the foreign one alone", async () => {
     const foreign = await instanceIn("scheduled", "globex");
-    const missing = await refusal(replaceInstanceContext(db.sql, TENANT, randomUUID(), { data: 1 }));
+    const missing = await refusal(replaceInstanceContext(db.sql, asTenantId(TENANT), randomUUID(), { data: 1 }));
     expect(missing).toEqual({ code: "not_found", message: "instance not found" });
-    expect(await refusal(replaceInstanceContext(db.sql, TENANT, foreign, { data: 1 }))).toEqual(missing);
+    expect(await refusal(replaceInstanceContext(db.sql, asTenantId(TENANT), foreign, { data: 1 }))).toEqual(missing);
     expect((await row(foreign)).context).toEqual({ data: { kept: true } });
   });
 
   it("refuses text PostgreSQL cannot store with 400, not 500", async () => {
     const id = await instanceIn("scheduled");
-    expect((await refusal(replaceInstanceContext(db.sql, TENANT, id, { data: "a\u0000b" }))).code).toBe("invalid_argument");
+    expect((await refusal(replaceInstanceContext(db.sql, asTenantId(TENANT), id, { data: "a\u0000b" }))).code).toBe("invalid_argument");
   });
 });
 
 describe("retryInstance", () => {
   it("brings a failed instance back as scheduled, due now, no longer finished", async () => {
     const id = await instanceIn("failed");
-    expect(await retryInstance(db.sql, TENANT, id)).toEqual({ id, state: "scheduled" });
+    expect(await retryInstance(db.sql, asTenantId(TENANT), id)).toEqual({ id, state: "scheduled" });
     const after = await row(id);
     expect(after).toMatchObject({ state: "scheduled", completed_at: null, lease_owner: null });
     expect(near(after.next_fire_at)).toBe(true);
@@ -232,7 +233,7 @@ describe("retryInstance", () => {
   it.each(INSTANCE_STATES.filter((state) => state !== "failed"))("refuses a %s instance with 400 and changes nothing", async (state) => {
     const id = await instanceIn(state);
     const before = await row(id);
-    expect(await refusal(retryInstance(db.sql, TENANT, id))).toEqual({
+    expect(await refusal(retryInstance(db.sql, asTenantId(TENANT), id))).toEqual({
       code: "invalid_argument",
       message: `can only retry failed instances, current state: ${state}`,
     });
@@ -241,9 +242,9 @@ describe("retryInstance", () => {
 
   it("answers a missing and a foreign failed instance with the same not found", async () => {
     const foreign = await instanceIn("failed", "globex");
-    const missing = await refusal(retryInstance(db.sql, TENANT, randomUUID()));
+    const missing = await refusal(retryInstance(db.sql, asTenantId(TENANT), randomUUID()));
     expect(missing).toEqual({ code: "not_found", message: "instance not found" });
-    expect(await refusal(retryInstance(db.sql, TENANT, foreign))).toEqual(missing);
+    expect(await refusal(retryInstance(db.sql, asTenantId(TENANT), foreign))).toEqual(missing);
     expect((await row(foreign)).state).toBe("failed");
   });
 });

@@ -7,6 +7,7 @@ import { rejectUnstorableText } from "./instance-records.ts";
 import { lockInstance } from "./instances.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 /** F.2: from → the states it may go to. Also the validation table of PATCH state. */
 export const TRANSITIONS: Readonly<Record<InstanceState, readonly InstanceState[]>> = {
@@ -56,7 +57,7 @@ UPDATE task_instances
  */
 export async function patchInstanceState(
   db: Connectable,
-  tenantId: string,
+  tenantId: TenantId,
   instanceId: string,
   to: InstanceState,
   nextFireAt: Date | null = null,
@@ -77,7 +78,7 @@ export async function patchInstanceState(
  * PATCH context: the whole context is replaced by `context` (the caller fills in the defaults
  * of missing sections). Any state: it is data, not a transition.
  */
-export async function replaceInstanceContext(db: Queryable, tenantId: string, instanceId: string, context: unknown): Promise<void> {
+export async function replaceInstanceContext(db: Queryable, tenantId: TenantId, instanceId: string, context: unknown): Promise<void> {
   let rowCount: number | null;
   try {
     ({ rowCount } = await db.query({
@@ -92,7 +93,7 @@ export async function replaceInstanceContext(db: Queryable, tenantId: string, in
 }
 
 /** POST retry: a `failed` instance back to `scheduled`, due now (400 from any other state). */
-export async function retryInstance(db: Connectable, tenantId: string, instanceId: string): Promise<{ id: string; state: "scheduled" }> {
+export async function retryInstance(db: Connectable, tenantId: TenantId, instanceId: string): Promise<{ id: string; state: "scheduled" }> {
   return inTransaction(db, async (client) => {
     const { state } = await lockInstance(client, tenantId, instanceId);
     if (state !== "failed") throw new AppError("invalid_argument", `can only retry failed instances, current state: ${state}`);

@@ -3,11 +3,12 @@
 import { notFound } from "../errors.ts";
 import { INSTANCE_STATES, type InstanceState } from "../model.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 export { INSTANCE_STATES, type InstanceState };
 
 /** The instance's row locked until the transaction ends, or not found (missing and foreign alike). */
-export async function lockInstance(client: Queryable, tenantId: string, instanceId: string) {
+export async function lockInstance(client: Queryable, tenantId: TenantId, instanceId: string) {
   const { rows } = await client.query<{ state: InstanceState; parent_instance_id: string | null }>({
     name: "lock_instance",
     text: "SELECT state, parent_instance_id FROM task_instances WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
@@ -28,7 +29,7 @@ export async function countBackendInstancesByState(db: Queryable): Promise<Recor
   return counts;
 }
 
-export async function countInstancesByState(db: Queryable, tenantId: string): Promise<Record<InstanceState, number>> {
+export async function countInstancesByState(db: Queryable, tenantId: TenantId): Promise<Record<InstanceState, number>> {
   const { rows } = await db.query<{ state: InstanceState; count: number }>({
     name: "count_instances_by_state",
     text: "SELECT state, count(*)::int AS count FROM task_instances WHERE tenant_id = $1 GROUP BY state",

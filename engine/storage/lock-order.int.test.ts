@@ -8,6 +8,7 @@ import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { insertDueInstances } from "../../test/factories.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
 import { BackendStore } from "./backend-store.ts";
+import { asTenantId } from "./ids.ts";
 import { claimDueInstances, type ClaimedInstance } from "./claim.ts";
 import { commitProgressBatch, type Progress } from "./execution.ts";
 import { renewLeases } from "./leases.ts";
@@ -122,7 +123,7 @@ describe("lock order", () => {
         const batch = order.filter((_, i) => i % 8 === n);
         try {
           const written = await commitProgressBatch(pool, batch.map((c) => ({
-            instanceId: c.id, tenantId: "a", leaseEpoch: 1, state: "completed" as const, cursor: null,
+            instanceId: c.id, tenantId: asTenantId("a"), leaseEpoch: 1, state: "completed" as const, cursor: null,
           })));
           if (written.size !== batch.length) errors.push(`lost ${batch.length - written.size}`);
         } catch (error) {

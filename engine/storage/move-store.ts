@@ -7,6 +7,7 @@ import {
   activeMove, advanceMove, auditMoveDone, insertMove, listActiveMoves, listMoves, recordMoveError, type MovePhase, type MoveRecord,
 } from "./moves.ts";
 import { advanceTenantPlacement, quiescePlacement, readPlacement, resumePlacement, type Placement } from "./placements.ts";
+import { asTenantId } from "./ids.ts";
 import { copyTenantRows, deleteTenantRows, runningInstances, summarizeTenantRows, type TableSummary } from "./tenant-rows.ts";
 
 export type NewMove = { tenantId: string; fromBackend: string; toBackend: string; fromEpoch: number; requestedBy: string };
@@ -115,21 +116,21 @@ export class MoveRows {
 
   /** Instances of the tenant a live lease holds on the source; expired leases are handed back first. */
   runningOnSource(tenantId: string, now: Date): Promise<number> {
-    return runningInstances(this.source, tenantId, now);
+    return runningInstances(this.source, asTenantId(tenantId), now);
   }
 
   /** Replaces the tenant's rows on the target with the source's, from one snapshot; rows copied per table. */
   copy(tenantId: string): Promise<Record<string, number>> {
-    return copyTenantRows(this.source, this.target, tenantId);
+    return copyTenantRows(this.source, this.target, asTenantId(tenantId));
   }
 
   /** Row counts and checksums per table, source and target. */
   summaries(tenantId: string): Promise<[source: Record<string, TableSummary>, target: Record<string, TableSummary>]> {
-    return Promise.all([summarizeTenantRows(this.source, tenantId), summarizeTenantRows(this.target, tenantId)]);
+    return Promise.all([summarizeTenantRows(this.source, asTenantId(tenantId)), summarizeTenantRows(this.target, asTenantId(tenantId))]);
   }
 
   /** Deletes the tenant's rows from the source; returns how many. */
   deleteFromSource(tenantId: string): Promise<number> {
-    return deleteTenantRows(this.source, tenantId);
+    return deleteTenantRows(this.source, asTenantId(tenantId));
   }
 }

@@ -2,6 +2,7 @@
 // latest failures. Every statement is scoped by tenant_id. Both read the index on
 // (tenant_id, state, completed_at DESC, id DESC).
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 export const THROUGHPUT_MINUTES = 60;
 const MINUTE_MS = 60_000;
@@ -18,7 +19,7 @@ export interface ThroughputBucket {
  * (so the chart ends at the present). An instance counts in the minute its `completed_at` falls in,
  * as completed or failed by its current state; cancelled instances are not throughput.
  */
-export async function instanceThroughput(db: Queryable, tenantId: string, now: Date): Promise<ThroughputBucket[]> {
+export async function instanceThroughput(db: Queryable, tenantId: TenantId, now: Date): Promise<ThroughputBucket[]> {
   const end = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const start = end - THROUGHPUT_MINUTES * MINUTE_MS;
   const { rows } = await db.query<{ bucket: number; state: "completed" | "failed"; count: number }>({
@@ -51,7 +52,7 @@ export interface RecentFailure {
 }
 
 /** The tenant's latest `limit` failed instances, newest failure first. */
-export async function listRecentFailures(db: Queryable, tenantId: string, limit: number): Promise<RecentFailure[]> {
+export async function listRecentFailures(db: Queryable, tenantId: TenantId, limit: number): Promise<RecentFailure[]> {
   const { rows } = await db.query<{
     id: string; sequence_id: string; sequence_name: string | null; sequence_version: number | null; completed_at: Date | null;
   }>({

@@ -13,6 +13,7 @@
 // snapshot is re-checked on its newest version when locked, found busy, and skipped.
 import { AppError } from "../errors.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 /** The answer of a reservation: the unit is taken, or none is free before `retryAt`. */
 export type Reservation = { ok: true } | { ok: false; retryAt: Date };
@@ -67,7 +68,7 @@ SELECT EXISTS (SELECT 1 FROM policy) AS limited,
                 $3::timestamptz) + (SELECT span FROM policy) AS retry_at`;
 
 /** Takes one unit of the (tenant, key) policy at `now`; a key without a policy is unlimited. */
-export async function tryConsumeRateLimit(db: Queryable, tenantId: string, key: string, now: Date): Promise<Reservation> {
+export async function tryConsumeRateLimit(db: Queryable, tenantId: TenantId, key: string, now: Date): Promise<Reservation> {
   const { rows } = await db.query<{ limited: boolean; taken: boolean; retry_at: Date | null }>({
     name: "rate_limit_consume",
     text: CONSUME,
@@ -109,7 +110,7 @@ ON CONFLICT DO NOTHING`;
 /** Creates or replaces the policy of (tenant, key): at most `maxCount` units per `windowMs`. */
 export async function setRateLimitPolicy(
   db: Queryable,
-  tenantId: string,
+  tenantId: TenantId,
   key: string,
   maxCount: number,
   windowMs: number,
@@ -125,7 +126,7 @@ export async function setRateLimitPolicy(
 }
 
 /** Removes the policy of (tenant, key) and its slots; false when there was none. */
-export async function removeRateLimitPolicy(db: Queryable, tenantId: string, key: string): Promise<boolean> {
+export async function removeRateLimitPolicy(db: Queryable, tenantId: TenantId, key: string): Promise<boolean> {
   const { rowCount } = await db.query({
     name: "rate_limit_remove_policy",
     text: `WITH slots AS (DELETE FROM rate_limit_windows WHERE tenant_id = $1 AND key = $2)
@@ -136,7 +137,7 @@ export async function removeRateLimitPolicy(db: Queryable, tenantId: string, key
 }
 
 /** The tenant's policies by key, each with the units taken in the window that ends at `now`. */
-export async function listRateLimitPolicies(db: Queryable, tenantId: string, now: Date): Promise<RateLimitPolicy[]> {
+export async function listRateLimitPolicies(db: Queryable, tenantId: TenantId, now: Date): Promise<RateLimitPolicy[]> {
   const { rows } = await db.query<{ key: string; max_count: number; window_ms: number; in_window: number }>({
     name: "rate_limit_list_policies",
     text: `SELECT p.key, p.max_count, p.window_ms,

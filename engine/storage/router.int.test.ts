@@ -31,7 +31,7 @@ describe("TenantPartitionRouter", () => {
   it("routes a placed tenant to its backend and epoch", async () => {
     const tenant = await makeTenant(db);
     const store = await db.storage.tenant(tenant.id);
-    expect(store.backend.id).toBe("primary");
+    expect(store.backendId).toBe("primary");
     expect(store.epoch).toBe(1);
     await store.insertSequence(sequence());
     expect(await store.listSequences()).toHaveLength(1);

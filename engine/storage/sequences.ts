@@ -2,6 +2,7 @@
 import { AppError } from "../errors.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 export interface NewSequence {
   id: string;
@@ -25,7 +26,7 @@ export interface SequenceSummary {
   createdAt: Date;
 }
 
-export async function insertSequence(db: Queryable, tenantId: string, sequence: NewSequence): Promise<void> {
+export async function insertSequence(db: Queryable, tenantId: TenantId, sequence: NewSequence): Promise<void> {
   try {
     await db.query({
       name: "insert_sequence",
@@ -45,7 +46,7 @@ export async function insertSequence(db: Queryable, tenantId: string, sequence: 
   }
 }
 
-export async function listSequences(db: Queryable, tenantId: string): Promise<SequenceSummary[]> {
+export async function listSequences(db: Queryable, tenantId: TenantId): Promise<SequenceSummary[]> {
   const { rows } = await db.query<{
     id: string; namespace: string; name: string; version: number; status: string; deprecated: boolean; created_at: Date;
   }>({
@@ -66,7 +67,7 @@ export interface SequenceRecord extends SequenceSummary {
   definition: unknown;
 }
 
-export async function getSequence(db: Queryable, tenantId: string, id: string): Promise<SequenceRecord | null> {
+export async function getSequence(db: Queryable, tenantId: TenantId, id: string): Promise<SequenceRecord | null> {
   const { rows } = await db.query<{
     id: string; namespace: string; name: string; version: number; status: string; deprecated: boolean; created_at: Date; definition: unknown;
   }>({
@@ -88,7 +89,7 @@ export async function getSequence(db: Queryable, tenantId: string, id: string): 
  * The tenant's sequences among `ids`, each with its `input_schema` (null when it has none); ids
  * of other tenants' sequences are simply absent.
  */
-export async function sequenceInputSchemas(db: Queryable, tenantId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+export async function sequenceInputSchemas(db: Queryable, tenantId: TenantId, ids: readonly string[]): Promise<Map<string, unknown>> {
   const { rows } = await db.query<{ id: string; input_schema: unknown }>({
     name: "sequence_input_schemas",
     text: "SELECT id, definition->'input_schema' AS input_schema FROM sequences WHERE tenant_id = $1 AND id = ANY($2::uuid[])",
@@ -112,7 +113,7 @@ export async function sequenceOwner(db: Queryable, id: string): Promise<string |
 }
 
 /** Every handler name the tenant's sequences use (steps, fallbacks, compensations), in one query. */
-export async function listHandlerNames(db: Queryable, tenantId: string): Promise<string[]> {
+export async function listHandlerNames(db: Queryable, tenantId: TenantId): Promise<string[]> {
   const { rows } = await db.query<{ handler: string }>({
     name: "list_handler_names",
     text: `SELECT DISTINCT v #>> '{}' AS handler

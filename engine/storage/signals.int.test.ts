@@ -12,6 +12,7 @@ import {
   decodeSignalType, enqueueSignalIfActive, pendingSignals, signalTypeFromText, signalTypeToText, type SignalType,
 } from "./signals.ts";
 import { commitProgress } from "./execution.ts";
+import { asTenantId } from "./index.ts";
 
 let db: TestDatabase;
 /** A second pool, so racing takers and senders really run on connections of their own. */
@@ -72,7 +73,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
 }
 
 const send = (instanceId: string, type: SignalType = "pause", payload: unknown = null, tenantId = TENANT) =>
-  enqueueSignalIfActive(db.sql, tenantId, instanceId, { type, payload });
+  enqueueSignalIfActive(db.sql, asTenantId(tenantId), instanceId, { type, payload });
 
 const near = (date: Date | null) => date !== null && Math.abs(date.getTime() - Date.now()) < 5_000;
 
@@ -218,7 +219,7 @@ describe("pendingSignals", () => {
     for (let round = 0; round < 5; round++) {
       for (const [index, type] of types.entries()) sent.push((await send(id, type, { round, index })).id);
     }
-    const read = await pendingSignals(db.sql, TENANT, id);
+    const read = await pendingSignals(db.sql, asTenantId(TENANT), id);
     expect(read.map((signal) => signal.id)).toEqual(sent);
     expect(read[7]).toEqual({ id: sent[7], type: "update_context", payload: { round: 1, index: 2 }, createdAt: expect.any(Date) });
     const times = read.map((signal) => signal.createdAt.getTime());
@@ -226,8 +227,8 @@ describe("pendingSignals", () => {
     expect(new Set(times).size).toBe(times.length);
 
     // Still queued; the run leaves out what it has applied and not yet committed.
-    expect((await pendingSignals(db.sql, TENANT, id)).map((signal) => signal.id)).toEqual(sent);
-    expect((await pendingSignals(db.sql, TENANT, id, undefined, sent.slice(0, 20))).map((signal) => signal.id)).toEqual(sent.slice(20));
+    expect((await pendingSignals(db.sql, asTenantId(TENANT), id)).map((signal) => signal.id)).toEqual(sent);
+    expect((await pendingSignals(db.sql, asTenantId(TENANT), id, undefined, sent.slice(0, 20))).map((signal) => signal.id)).toEqual(sent.slice(20));
     const { rows } = await db.sql.query("SELECT DISTINCT delivered, delivered_at IS NOT NULL AS stamped FROM signals WHERE instance_id = $1", [id]);
     expect(rows).toEqual([{ delivered: false, stamped: false }]);
   });
@@ -235,24 +236,24 @@ describe("pendingSignals", () => {
   it("gives a null payload for a signal sent without one", async () => {
     const id = await instanceIn("running");
     await send(id, "pause", null);
-    expect((await pendingSignals(db.sql, TENANT, id))[0]!.payload).toBeNull();
+    expect((await pendingSignals(db.sql, asTenantId(TENANT), id))[0]!.payload).toBeNull();
   });
 
   it("reads nothing of another tenant's instance", async () => {
     const foreign = await instanceIn("running", "globex");
     await send(foreign, "cancel", null, "globex");
-    expect(await pendingSignals(db.sql, TENANT, foreign)).toEqual([]);
-    expect(await pendingSignals(db.sql, "globex", foreign)).toHaveLength(1);
+    expect(await pendingSignals(db.sql, asTenantId(TENANT), foreign)).toEqual([]);
+    expect(await pendingSignals(db.sql, asTenantId("globex"), foreign)).toHaveLength(1);
   });
 
   it("with a lease epoch, reads only while the instance runs under that lease", async () => {
     const id = await instanceIn("running");
     await send(id, "pause");
-    expect(await pendingSignals(db.sql, TENANT, id, 2)).toEqual([]);
+    expect(await pendingSignals(db.sql, asTenantId(TENANT), id, 2)).toEqual([]);
     await db.sql.query("UPDATE task_instances SET state = 'scheduled', next_fire_at = now() WHERE id = $1", [id]);
-    expect(await pendingSignals(db.sql, TENANT, id, 3)).toEqual([]);
+    expect(await pendingSignals(db.sql, asTenantId(TENANT), id, 3)).toEqual([]);
     await db.sql.query("UPDATE task_instances SET state = 'running' WHERE id = $1", [id]);
-    expect(await pendingSignals(db.sql, TENANT, id, 3)).toHaveLength(1);
+    expect(await pendingSignals(db.sql, asTenantId(TENANT), id, 3)).toHaveLength(1);
   });
 });
 
@@ -261,7 +262,7 @@ describe("consumed by the run's commit", () => {
     (await db.sql.query("SELECT id FROM signals WHERE instance_id = $1 AND delivered AND delivered_at IS NOT NULL ORDER BY created_at, id", [id])).rows.map((r) => r.id);
   const commit = (id: string, leaseEpoch: number, signalsApplied: string[]) =>
     commitProgress(db.storage.backends.primary.pool, {
-      instanceId: id, tenantId: TENANT, leaseEpoch, state: "scheduled", cursor: {}, nextFireAt: new Date(), signalsApplied,
+      instanceId: id, tenantId: asTenantId(TENANT), leaseEpoch, state: "scheduled", cursor: {}, nextFireAt: new Date(), signalsApplied,
     });
 
   it("marks exactly the applied signals delivered, with the write of what they did", async () => {
@@ -270,18 +271,18 @@ describe("consumed by the run's commit", () => {
     const second = await send(id, { custom: "two" });
     expect(await commit(id, 3, [first.id])).toBe(true);
     expect(await delivered(id)).toEqual([first.id]);
-    expect((await pendingSignals(db.sql, TENANT, id)).map((signal) => signal.id)).toEqual([second.id]);
+    expect((await pendingSignals(db.sql, asTenantId(TENANT), id)).map((signal) => signal.id)).toEqual([second.id]);
   });
 
   it("leaves them queued for the next holder when the run lost its lease before committing", async () => {
     const id = await instanceIn("running");
     const signal = await send(id, "update_context", { data: { plan: "pro" } });
     // The run read (and applied) it, then another engine took the instance over at epoch 4.
-    expect(await pendingSignals(db.sql, TENANT, id, 3)).toHaveLength(1);
+    expect(await pendingSignals(db.sql, asTenantId(TENANT), id, 3)).toHaveLength(1);
     await db.sql.query("UPDATE task_instances SET lease_epoch = 4, lease_owner = 'engine-b' WHERE id = $1", [id]);
     expect(await commit(id, 3, [signal.id])).toBe(false);
     expect(await delivered(id)).toEqual([]);
-    expect((await pendingSignals(db.sql, TENANT, id, 4)).map((pending) => pending.id)).toEqual([signal.id]);
+    expect((await pendingSignals(db.sql, asTenantId(TENANT), id, 4)).map((pending) => pending.id)).toEqual([signal.id]);
     // Another instance's signal named in a commit is never touched.
     const neighbour = await instanceIn("running");
     const theirs = await send(neighbour, "pause");
@@ -307,7 +308,7 @@ describe("the race with an engine finishing the instance", () => {
 
   async function trySend(id: string): Promise<"accepted" | "refused"> {
     try {
-      await enqueueSignalIfActive(other, TENANT, id, { type: "cancel", payload: null });
+      await enqueueSignalIfActive(other, asTenantId(TENANT), id, { type: "cancel", payload: null });
       return "accepted";
     } catch (error) {
       expect(error).toMatchObject({ code: "invalid_argument", message: `cannot send signal to instance ${id}: target is in a terminal state` });

@@ -4,7 +4,7 @@
 import { AppError } from "../errors.ts";
 import { isTerminal, type InstanceState } from "../model.ts";
 import { lockInstance } from "./instances.ts";
-import { uuidv7 } from "./ids.ts";
+import { uuidv7, type TenantId } from "./ids.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
@@ -97,7 +97,7 @@ UPDATE task_instances
  * instance at the same moment either commits first (and this refuses with 400) or waits for this
  * insert (and sees the signal), so no signal is ever accepted for a terminal instance.
  */
-export async function enqueueSignalIfActive(db: Connectable, tenantId: string, instanceId: string, signal: NewSignal): Promise<{ id: string }> {
+export async function enqueueSignalIfActive(db: Connectable, tenantId: TenantId, instanceId: string, signal: NewSignal): Promise<{ id: string }> {
   return inTransaction(db, async (client) => {
     const { state } = await lockInstance(client, tenantId, instanceId);
     if (isTerminal(state)) {
@@ -139,7 +139,7 @@ SELECT id, signal_type, payload, created_at FROM signals
  * an engine that lost its lease gets nothing.
  */
 export async function pendingSignals(
-  db: Queryable, tenantId: string, instanceId: string, leaseEpoch?: number, applied: readonly string[] = [],
+  db: Queryable, tenantId: TenantId, instanceId: string, leaseEpoch?: number, applied: readonly string[] = [],
 ): Promise<PendingSignal[]> {
   const { rows } = await db.query<{ id: string; signal_type: string; payload: unknown; created_at: Date }>({
     name: "pending_signals",
@@ -179,7 +179,7 @@ UPDATE task_instances t
  * a later statement than the one that ended them: a sender that locked the row first has
  * committed by then, and only a statement started after that sees its signal.
  */
-export async function consumeLateSignals(client: Queryable, ended: { tenantId: string; id: string }[]): Promise<void> {
+export async function consumeLateSignals(client: Queryable, ended: { tenantId: TenantId; id: string }[]): Promise<void> {
   if (ended.length === 0) return;
   await client.query({ name: "consume_late_signals", text: CONSUME_LATE_SIGNALS, values: [ended.map((e) => e.tenantId), ended.map((e) => e.id)] });
 }

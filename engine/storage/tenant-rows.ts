@@ -2,6 +2,7 @@
 // compared by count and checksum, deleted. Used by tenant moves (engine/moves). Every statement
 // names the tenant; table names come from the fixed list below, never from input.
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 interface TenantTable {
   name: string;
@@ -50,7 +51,7 @@ export interface TableSummary {
 }
 
 /** Row count and checksum of each table's rows of the tenant. */
-export async function summarizeTenantRows(db: Queryable, tenantId: string): Promise<Record<string, TableSummary>> {
+export async function summarizeTenantRows(db: Queryable, tenantId: TenantId): Promise<Record<string, TableSummary>> {
   const summaries: Record<string, TableSummary> = {};
   for (const table of TENANT_TABLES) {
     const { rows } = await db.query<{ rows: number; checksum: string }>({
@@ -78,7 +79,7 @@ async function insertColumns(db: Queryable, table: TenantTable): Promise<string[
  * repeatable-read transaction) and written in one transaction: a copy either lands whole or not
  * at all, and running it again gives the same result. Returns the rows copied per table.
  */
-export async function copyTenantRows(source: Connectable, target: Connectable, tenantId: string): Promise<Record<string, number>> {
+export async function copyTenantRows(source: Connectable, target: Connectable, tenantId: TenantId): Promise<Record<string, number>> {
   const reader = await source.connect();
   try {
     await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -120,7 +121,7 @@ export async function copyTenantRows(source: Connectable, target: Connectable, t
   }
 }
 
-async function deleteRows(client: Queryable, tenantId: string): Promise<number> {
+async function deleteRows(client: Queryable, tenantId: TenantId): Promise<number> {
   let deleted = 0;
   for (const table of TENANT_TABLES) {
     const { rowCount } = await client.query({ text: `DELETE FROM ${table.name} WHERE tenant_id = $1`, values: [tenantId] });
@@ -130,12 +131,12 @@ async function deleteRows(client: Queryable, tenantId: string): Promise<number> 
 }
 
 /** Deletes every row of the tenant on this backend, in one transaction; returns how many. */
-export function deleteTenantRows(db: Connectable, tenantId: string): Promise<number> {
+export function deleteTenantRows(db: Connectable, tenantId: TenantId): Promise<number> {
   return inTransaction(db, (client) => deleteRows(client, tenantId));
 }
 
 /** Instances of the tenant a live lease holds (a step in flight); expired leases are returned first. */
-export async function runningInstances(db: Queryable, tenantId: string, now: Date): Promise<number> {
+export async function runningInstances(db: Queryable, tenantId: TenantId, now: Date): Promise<number> {
   // An engine that died holding a lease would keep a move waiting forever: hand those back now,
   // as the reaper would (the next claim's epoch fences the old holder out).
   await db.query({

@@ -2,6 +2,7 @@
 // scoped by tenant_id, so another tenant's slug is simply not there.
 import { AppError } from "../errors.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 /** Lower-case letters and digits, then also `-`, `_` and `.`: safe in a URL path and a log line. */
 export const TRIGGER_SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -41,7 +42,7 @@ const toRecord = (row: TriggerRow): TriggerRecord => ({
 /** Whether `slug` can name a trigger at all; a malformed slug is as missing as an unknown one. */
 export const isTriggerSlug = (slug: string) => TRIGGER_SLUG.test(slug);
 
-export async function listTriggers(db: Queryable, tenantId: string): Promise<TriggerRecord[]> {
+export async function listTriggers(db: Queryable, tenantId: TenantId): Promise<TriggerRecord[]> {
   const { rows } = await db.query<TriggerRow>({
     name: "list_triggers",
     text: `SELECT ${COLUMNS} FROM triggers WHERE tenant_id = $1 ORDER BY slug`,
@@ -50,7 +51,7 @@ export async function listTriggers(db: Queryable, tenantId: string): Promise<Tri
   return rows.map(toRecord);
 }
 
-export async function getTrigger(db: Queryable, tenantId: string, slug: string): Promise<TriggerRecord | null> {
+export async function getTrigger(db: Queryable, tenantId: TenantId, slug: string): Promise<TriggerRecord | null> {
   if (!isTriggerSlug(slug)) return null;
   const { rows } = await db.query<TriggerRow>({
     name: "get_trigger",
@@ -65,7 +66,7 @@ export async function getTrigger(db: Queryable, tenantId: string, slug: string):
  * is pinned), so a typo fails here rather than at the first emit. `created` tells the two apart.
  */
 export async function putTrigger(
-  db: Queryable, tenantId: string, slug: string, trigger: NewTrigger,
+  db: Queryable, tenantId: TenantId, slug: string, trigger: NewTrigger,
 ): Promise<{ trigger: TriggerRecord; created: boolean }> {
   if (!isTriggerSlug(slug)) {
     throw new AppError("invalid_argument", `invalid trigger slug ${JSON.stringify(slug.slice(0, 80))}: use 1-64 lower-case letters, digits, '.', '-' or '_', starting with a letter or digit`, ["slug"]);
@@ -93,7 +94,7 @@ export async function putTrigger(
 }
 
 /** The removed trigger, or null when there was none. */
-export async function deleteTrigger(db: Queryable, tenantId: string, slug: string): Promise<TriggerRecord | null> {
+export async function deleteTrigger(db: Queryable, tenantId: TenantId, slug: string): Promise<TriggerRecord | null> {
   if (!isTriggerSlug(slug)) return null;
   const { rows } = await db.query<TriggerRow>({
     name: "delete_trigger",

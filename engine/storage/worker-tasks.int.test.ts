@@ -10,6 +10,7 @@ import {
   cancelWorkerTasks, completeWorkerTask, failWorkerTask, findTaskResult, heartbeatWorkerTask, listWorkerTaskAttempts,
   listWorkerTasks, pollWorkerTasks, reapWorkerTasks, TIMEOUT_MESSAGE, workerTaskStats,
 } from "./worker-tasks.ts";
+import { asTenantId } from "./index.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -64,7 +65,7 @@ async function events(taskId: string) {
 }
 
 const poll = (tenantId: string, handlerName: string, workerId = "w1", limit = 1, queueName: string | null = null) =>
-  pollWorkerTasks(db.sql, tenantId, { handlerName, queueName, workerId, limit });
+  pollWorkerTasks(db.sql, asTenantId(tenantId), { handlerName, queueName, workerId, limit });
 
 describe("poll", () => {
   it("claims the oldest pending task first, with epoch 1 on its first claim, and records the claim", async () => {
@@ -127,7 +128,7 @@ describe("poll", () => {
         clients.map(async (client, index) => {
           const mine: string[] = [];
           for (;;) {
-            const batch = await pollWorkerTasks(client, "acme", { handlerName: h, queueName: null, workerId: `w${index}`, limit: 7 });
+            const batch = await pollWorkerTasks(client, asTenantId("acme"), { handlerName: h, queueName: null, workerId: `w${index}`, limit: 7 });
             if (batch.length === 0) return mine;
             mine.push(...batch.map((t) => t.id));
           }
@@ -150,13 +151,13 @@ describe("complete and fail", () => {
     const { instanceId, taskId } = await park("acme", h);
     expect((await instance(instanceId)).state).toBe("waiting");
     const [claimed] = await poll("acme", h, "w1");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: claimed!.claimEpoch }, { total: 3 })).toBe("ok");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: claimed!.claimEpoch }, { total: 3 })).toBe("ok");
 
     expect(await task(taskId)).toMatchObject({ state: "completed", output: { total: 3 }, worker_id: "w1", claim_epoch: 1 });
     expect((await task(taskId)).completed_at).not.toBeNull();
     expect(await instance(instanceId)).toMatchObject({ state: "scheduled", due: true });
     expect((await events(taskId)).map((e) => e.event)).toEqual(["claimed", "completed"]);
-    expect(await findTaskResult(db.sql, "acme", taskId)).toEqual({
+    expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toEqual({
       state: "completed", output: { total: 3 }, errorMessage: null, errorRetryable: null, resumeCheckpoint: null, checkpointSeq: 0,
     });
   });
@@ -166,14 +167,14 @@ describe("complete and fail", () => {
     const { instanceId, taskId } = await park("acme", h);
     await poll("acme", h, "w1");
     const lease = { workerId: "w1", claimEpoch: 1 };
-    expect(await failWorkerTask(db.sql, "acme", taskId, lease, { message: "vendor down", retryable: true })).toBe("ok");
+    expect(await failWorkerTask(db.sql, asTenantId("acme"), taskId, lease, { message: "vendor down", retryable: true })).toBe("ok");
     expect(await task(taskId)).toMatchObject({ state: "failed", error_message: "vendor down", error_retryable: true, output: null });
     expect(await instance(instanceId)).toMatchObject({ state: "scheduled", due: true });
-    expect(await listWorkerTaskAttempts(db.sql, "acme", taskId)).toEqual([
+    expect(await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId)).toEqual([
       expect.objectContaining({ event: "claimed", claimEpoch: 1, workerId: "w1", reason: null }),
       expect.objectContaining({ event: "failed", claimEpoch: 1, workerId: "w1", reason: "vendor down" }),
     ]);
-    expect(await findTaskResult(db.sql, "acme", taskId)).toEqual({
+    expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toEqual({
       state: "failed", output: null, errorMessage: "vendor down", errorRetryable: true, resumeCheckpoint: null, checkpointSeq: 0,
     });
   });
@@ -182,9 +183,9 @@ describe("complete and fail", () => {
     const h = handler();
     const { instanceId, taskId } = await park("acme", h);
     await poll("acme", h, "w1");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 0 }, { x: 1 })).toBe("stale");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w2", claimEpoch: 1 }, { x: 1 })).toBe("stale");
-    expect(await failWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 2 }, { message: "m", retryable: false })).toBe("stale");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 0 }, { x: 1 })).toBe("stale");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w2", claimEpoch: 1 }, { x: 1 })).toBe("stale");
+    expect(await failWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 2 }, { message: "m", retryable: false })).toBe("stale");
     expect(await task(taskId)).toMatchObject({ state: "claimed", worker_id: "w1", claim_epoch: 1, output: null });
     expect((await instance(instanceId)).state).toBe("waiting");
     expect(await events(taskId)).toEqual([
@@ -193,16 +194,16 @@ describe("complete and fail", () => {
       { tenant_id: "acme", event: "stale_mutation_rejected", worker_id: "w2", claim_epoch: 1 },
       { tenant_id: "acme", event: "stale_mutation_rejected", worker_id: "w1", claim_epoch: 2 },
     ]);
-    expect((await listWorkerTaskAttempts(db.sql, "acme", taskId))!.at(-1)!.reason).toBe("fail: worker task lease changed");
+    expect((await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId))!.at(-1)!.reason).toBe("fail: worker task lease changed");
   });
 
   it("refuses a report on a task that is not claimed (pending, or already finished)", async () => {
     const h = handler();
     const { taskId } = await park("acme", h);
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 0 }, null)).toBe("stale");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 0 }, null)).toBe("stale");
     await poll("acme", h, "w1");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 1 }, null)).toBe("ok");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 1 }, { again: true })).toBe("stale");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 1 }, null)).toBe("ok");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 1 }, { again: true })).toBe("stale");
     expect(await task(taskId)).toMatchObject({ state: "completed", output: null });
   });
 
@@ -211,11 +212,11 @@ describe("complete and fail", () => {
     const { taskId } = await park("globex", h);
     await poll("globex", h, "w1");
     const lease = { workerId: "w1", claimEpoch: 1 };
-    expect(await completeWorkerTask(db.sql, "acme", randomUUID(), lease, {})).toBe("not_found");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, lease, {})).toBe("not_found");
-    expect(await failWorkerTask(db.sql, "acme", taskId, lease, { message: "x", retryable: false })).toBe("not_found");
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, lease, null)).toEqual({ kind: "not_found" });
-    expect(await listWorkerTaskAttempts(db.sql, "acme", taskId)).toBeNull();
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), randomUUID(), lease, {})).toBe("not_found");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, lease, {})).toBe("not_found");
+    expect(await failWorkerTask(db.sql, asTenantId("acme"), taskId, lease, { message: "x", retryable: false })).toBe("not_found");
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, lease, null)).toEqual({ kind: "not_found" });
+    expect(await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId)).toBeNull();
     expect((await task(taskId)).state).toBe("claimed");
     expect((await events(taskId)).map((e) => e.tenant_id)).toEqual(["globex"]);
   });
@@ -227,7 +228,7 @@ describe("complete and fail", () => {
       const fireAt = new Date("2030-01-01T00:00:00Z");
       await db.sql.query("UPDATE task_instances SET state = $2, next_fire_at = $3 WHERE id = $1", [instanceId, state, fireAt]);
       await poll("acme", h, "w1");
-      expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 1 }, { late: true })).toBe("ok");
+      expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 1 }, { late: true })).toBe("ok");
       expect(await instance(instanceId), state).toMatchObject({ state, next_fire_at: fireAt });
       expect((await task(taskId)).state).toBe("completed");
     }
@@ -240,7 +241,7 @@ describe("heartbeat", () => {
     const { taskId } = await park("acme", h);
     await poll("acme", h, "w1");
     await db.sql.query("UPDATE worker_tasks SET heartbeat_at = now() - interval '30 seconds' WHERE id = $1", [taskId]);
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 1 }, null)).toEqual({ kind: "ok", checkpointSeq: 0 });
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 1 }, null)).toEqual({ kind: "ok", checkpointSeq: 0 });
     const { rows } = await db.sql.query("SELECT heartbeat_at > now() - interval '5 seconds' AS fresh FROM worker_tasks WHERE id = $1", [taskId]);
     expect(rows[0].fresh).toBe(true);
   });
@@ -250,12 +251,12 @@ describe("heartbeat", () => {
     const { taskId } = await park("acme", h);
     await poll("acme", h, "w1");
     const lease = { workerId: "w1", claimEpoch: 1 };
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, lease, { value: { page: 1 }, seq: 0 })).toEqual({ kind: "ok", checkpointSeq: 1 });
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, lease, { value: { page: 2 }, seq: 1 })).toEqual({ kind: "ok", checkpointSeq: 2 });
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, lease, { value: { page: 1 }, seq: 0 })).toEqual({ kind: "ok", checkpointSeq: 1 });
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, lease, { value: { page: 2 }, seq: 1 })).toEqual({ kind: "ok", checkpointSeq: 2 });
     // A late duplicate of the first write.
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, lease, { value: { page: 1 }, seq: 0 })).toEqual({ kind: "seq_mismatch", checkpointSeq: 2 });
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, lease, { value: { page: 1 }, seq: 0 })).toEqual({ kind: "seq_mismatch", checkpointSeq: 2 });
     expect(await task(taskId)).toMatchObject({ resume_checkpoint: { page: 2 }, checkpoint_seq: 2 });
-    expect((await listWorkerTaskAttempts(db.sql, "acme", taskId))!.at(-1)).toMatchObject({
+    expect((await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId))!.at(-1)).toMatchObject({
       event: "stale_mutation_rejected", reason: "heartbeat: checkpoint_seq 0 is not current",
     });
   });
@@ -264,8 +265,8 @@ describe("heartbeat", () => {
     const h = handler();
     const { taskId } = await park("acme", h);
     await poll("acme", h, "w1");
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, { workerId: "w2", claimEpoch: 1 }, { value: 1, seq: 0 })).toEqual({ kind: "stale" });
-    expect(await heartbeatWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 7 }, null)).toEqual({ kind: "stale" });
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w2", claimEpoch: 1 }, { value: 1, seq: 0 })).toEqual({ kind: "stale" });
+    expect(await heartbeatWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 7 }, null)).toEqual({ kind: "stale" });
     expect(await task(taskId)).toMatchObject({ resume_checkpoint: null, checkpoint_seq: 0 });
     expect((await events(taskId)).map((e) => e.event)).toEqual(["claimed", "stale_mutation_rejected", "stale_mutation_rejected"]);
   });
@@ -286,9 +287,9 @@ describe("the reaper", () => {
 
     const [again] = await poll("acme", h, "new-worker");
     expect(again).toMatchObject({ id: taskId, claimEpoch: 2, workerId: "new-worker" });
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "old-worker", claimEpoch: 1 }, { late: true })).toBe("stale");
-    expect(await completeWorkerTask(db.sql, "acme", taskId, { workerId: "new-worker", claimEpoch: 2 }, { ok: true })).toBe("ok");
-    expect((await listWorkerTaskAttempts(db.sql, "acme", taskId))!.map((a) => [a.event, a.workerId, a.claimEpoch])).toEqual([
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "old-worker", claimEpoch: 1 }, { late: true })).toBe("stale");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "new-worker", claimEpoch: 2 }, { ok: true })).toBe("ok");
+    expect((await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId))!.map((a) => [a.event, a.workerId, a.claimEpoch])).toEqual([
       ["claimed", "old-worker", 1],
       ["reclaimed", "old-worker", 1],
       ["claimed", "new-worker", 2],
@@ -316,7 +317,7 @@ describe("the reaper", () => {
     expect((await task(inTime.taskId)).state).toBe("pending");
     expect((await task(noTimeout.taskId)).state).toBe("pending");
     // The timed-out worker's late report is fenced like any other.
-    expect(await completeWorkerTask(db.sql, "acme", expiredClaimed.taskId, { workerId: "w1", claimEpoch: 1 }, {})).toBe("stale");
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), expiredClaimed.taskId, { workerId: "w1", claimEpoch: 1 }, {})).toBe("stale");
   });
 
   it("takes at most `limit` tasks of each kind per call", async () => {
@@ -353,18 +354,18 @@ describe("cancelWorkerTasks", () => {
     const foreign = (await insertTasks("globex", h, 1))[0]!;
     await db.sql.query("UPDATE worker_tasks SET block_id = 'loser', instance_id = $2 WHERE id = $1", [foreign, instanceId]);
 
-    expect(await cancelWorkerTasks(db.sql, "acme", instanceId!, ["loser"])).toBe(2);
+    expect(await cancelWorkerTasks(db.sql, asTenantId("acme"), instanceId!, ["loser"])).toBe(2);
     const { rows } = await db.sql.query<{ id: string }>("SELECT id FROM worker_tasks WHERE id = ANY($1) ORDER BY id", [
       [pending, claimed, done, otherBlock, foreign],
     ]);
     expect(rows.map((r) => r.id).sort()).toEqual([done, otherBlock, foreign].sort());
 
     expect((await poll("acme", h, "w2", 10)).map((t) => t.id)).toEqual([otherBlock]);
-    expect(await completeWorkerTask(db.sql, "acme", claimed, { workerId: "w1", claimEpoch: 1 }, {})).toBe("not_found");
-    expect(await listWorkerTaskAttempts(db.sql, "acme", claimed)).toEqual([
+    expect(await completeWorkerTask(db.sql, asTenantId("acme"), claimed, { workerId: "w1", claimEpoch: 1 }, {})).toBe("not_found");
+    expect(await listWorkerTaskAttempts(db.sql, asTenantId("acme"), claimed)).toEqual([
       expect.objectContaining({ event: "cancelled", workerId: "w1", claimEpoch: 1 }),
     ]);
-    expect(await cancelWorkerTasks(db.sql, "acme", instanceId!, [])).toBe(0);
+    expect(await cancelWorkerTasks(db.sql, asTenantId("acme"), instanceId!, [])).toBe(0);
   });
 });
 
@@ -372,13 +373,13 @@ describe("reads", () => {
   it("findTaskResult: the task by id for its own tenant, or null; pending while the worker has not reported", async () => {
     const h = handler();
     const { taskId } = await park("acme", h, { attempt: 2 });
-    expect(await findTaskResult(db.sql, "acme", taskId)).toEqual({
+    expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toEqual({
       state: "pending", output: null, errorMessage: null, errorRetryable: null, resumeCheckpoint: null, checkpointSeq: 0,
     });
-    expect(await findTaskResult(db.sql, "globex", taskId)).toBeNull();
-    expect(await findTaskResult(db.sql, "acme", "00000000-0000-4000-8000-000000000000")).toBeNull();
+    expect(await findTaskResult(db.sql, asTenantId("globex"), taskId)).toBeNull();
+    expect(await findTaskResult(db.sql, asTenantId("acme"), "00000000-0000-4000-8000-000000000000")).toBeNull();
     await db.sql.query("UPDATE worker_tasks SET state = 'failed', resume_checkpoint = '{\"page\": 4}', checkpoint_seq = 3 WHERE id = $1", [taskId]);
-    expect(await findTaskResult(db.sql, "acme", taskId)).toMatchObject({ state: "failed", resumeCheckpoint: { page: 4 }, checkpointSeq: 3 });
+    expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toMatchObject({ state: "failed", resumeCheckpoint: { page: 4 }, checkpointSeq: 3 });
   });
 
   it("lists the tenant's tasks newest first, by state, handler, worker and queue, paged", async () => {
@@ -387,7 +388,7 @@ describe("reads", () => {
     await insertTasks("tenant-list-other", h, 2);
     await db.sql.query("UPDATE worker_tasks SET state = 'claimed', worker_id = 'w9', claim_epoch = 1 WHERE id = $1", [b]);
     await db.sql.query("UPDATE worker_tasks SET queue_name = NULL WHERE id = $1", [c]);
-    const list = (filter: object) => listWorkerTasks(db.sql, "tenant-list", { offset: 0, limit: 50, ...filter }).then((ts) => ts.map((t) => t.id));
+    const list = (filter: object) => listWorkerTasks(db.sql, asTenantId("tenant-list"), { offset: 0, limit: 50, ...filter }).then((ts) => ts.map((t) => t.id));
     expect(await list({})).toEqual([c, b, a]);
     expect(await list({ states: ["pending"] })).toEqual([c, a]);
     expect(await list({ states: ["pending", "claimed"], handlerName: h })).toEqual([c, b, a]);
@@ -404,7 +405,7 @@ describe("reads", () => {
     await db.sql.query("UPDATE worker_tasks SET state = 'claimed', worker_id = 'w-b', claim_epoch = 1 WHERE id = $1", [x1]);
     await db.sql.query("UPDATE worker_tasks SET state = 'claimed', worker_id = 'w-a', claim_epoch = 1 WHERE id = $1", [y1]);
     await db.sql.query("UPDATE worker_tasks SET state = 'completed', worker_id = 'w-c', claim_epoch = 1 WHERE id = $1", [x2]);
-    expect(await workerTaskStats(db.sql, "tenant-stats")).toEqual({
+    expect(await workerTaskStats(db.sql, asTenantId("tenant-stats"))).toEqual({
       byState: { pending: 1, claimed: 2, completed: 1, failed: 0 },
       byHandler: {
         x: { pending: 1, claimed: 1, completed: 1, failed: 0 },
@@ -412,7 +413,7 @@ describe("reads", () => {
       },
       activeWorkers: ["w-a", "w-b"],
     });
-    expect(await workerTaskStats(db.sql, "tenant-none")).toEqual({
+    expect(await workerTaskStats(db.sql, asTenantId("tenant-none"))).toEqual({
       byState: { pending: 0, claimed: 0, completed: 0, failed: 0 }, byHandler: {}, activeWorkers: [],
     });
   });
@@ -420,10 +421,10 @@ describe("reads", () => {
   it("lists a task's attempt events oldest first; an unclaimed task has none", async () => {
     const h = handler();
     const { taskId } = await park("acme", h);
-    expect(await listWorkerTaskAttempts(db.sql, "acme", taskId)).toEqual([]);
+    expect(await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId)).toEqual([]);
     await poll("acme", h, "w1");
-    await completeWorkerTask(db.sql, "acme", taskId, { workerId: "w1", claimEpoch: 1 }, 42);
-    const attempts = await listWorkerTaskAttempts(db.sql, "acme", taskId);
+    await completeWorkerTask(db.sql, asTenantId("acme"), taskId, { workerId: "w1", claimEpoch: 1 }, 42);
+    const attempts = await listWorkerTaskAttempts(db.sql, asTenantId("acme"), taskId);
     expect(attempts).toEqual([
       { id: expect.any(Number), taskId, claimEpoch: 1, workerId: "w1", event: "claimed", reason: null, createdAt: expect.any(Date) },
       { id: expect.any(Number), taskId, claimEpoch: 1, workerId: "w1", event: "completed", reason: null, createdAt: expect.any(Date) },

@@ -11,6 +11,7 @@
 // tenant_id. Each write is one statement: atomic without a transaction, one round trip.
 import { rejectUnstorableText } from "./instance-records.ts";
 import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
 
 export const WORKER_TASK_STATES = ["pending", "claimed", "completed", "failed"] as const;
 export type WorkerTaskState = (typeof WORKER_TASK_STATES)[number];
@@ -172,7 +173,7 @@ WITH picked AS (
 SELECT ${TASK_COLUMNS} FROM claimed ORDER BY created_at, id`;
 
 /** Claims up to `limit` of the tenant's pending tasks for the handler (and queue), oldest first. */
-export async function pollWorkerTasks(db: Queryable, tenantId: string, poll: PollRequest): Promise<WorkerTaskRecord[]> {
+export async function pollWorkerTasks(db: Queryable, tenantId: TenantId, poll: PollRequest): Promise<WorkerTaskRecord[]> {
   if (poll.limit <= 0) return [];
   const byQueue = poll.queueName !== null;
   const values: unknown[] = [tenantId, poll.handlerName, poll.workerId, poll.limit];
@@ -211,7 +212,7 @@ SELECT event FROM event`;
 
 type Report = { state: "completed"; output: unknown } | { state: "failed"; message: string; retryable: boolean };
 
-async function report(db: Queryable, tenantId: string, taskId: string, lease: WorkerLease, outcome: Report): Promise<ReportOutcome> {
+async function report(db: Queryable, tenantId: TenantId, taskId: string, lease: WorkerLease, outcome: Report): Promise<ReportOutcome> {
   const failure = outcome.state === "failed" ? outcome : null;
   const operation = outcome.state === "completed" ? "complete" : "fail";
   try {
@@ -232,13 +233,13 @@ async function report(db: Queryable, tenantId: string, taskId: string, lease: Wo
 }
 
 /** The worker's success: the task is `completed` with `output` and its waiting instance is woken. */
-export function completeWorkerTask(db: Queryable, tenantId: string, taskId: string, lease: WorkerLease, output: unknown) {
+export function completeWorkerTask(db: Queryable, tenantId: TenantId, taskId: string, lease: WorkerLease, output: unknown) {
   return report(db, tenantId, taskId, lease, { state: "completed", output });
 }
 
 /** The worker's failure: the task is `failed`; the engine applies the retry policy when it wakes. */
 export function failWorkerTask(
-  db: Queryable, tenantId: string, taskId: string, lease: WorkerLease, failure: { message: string; retryable: boolean },
+  db: Queryable, tenantId: TenantId, taskId: string, lease: WorkerLease, failure: { message: string; retryable: boolean },
 ) {
   return report(db, tenantId, taskId, lease, { state: "failed", ...failure });
 }
@@ -277,7 +278,7 @@ SELECT known.seq_mismatch, known.checkpoint_seq AS current_seq, (SELECT checkpoi
  */
 export async function heartbeatWorkerTask(
   db: Queryable,
-  tenantId: string,
+  tenantId: TenantId,
   taskId: string,
   lease: WorkerLease,
   checkpoint: { value: unknown; seq: number } | null,
@@ -298,7 +299,7 @@ export async function heartbeatWorkerTask(
 }
 
 /** Newest first. */
-export async function listWorkerTasks(db: Queryable, tenantId: string, filter: WorkerTaskFilter): Promise<WorkerTaskRecord[]> {
+export async function listWorkerTasks(db: Queryable, tenantId: TenantId, filter: WorkerTaskFilter): Promise<WorkerTaskRecord[]> {
   // Only the predicates asked for, so each filter combination gets a plan of its own.
   const values: unknown[] = [tenantId];
   const where = ["tenant_id = $1"];
@@ -318,7 +319,7 @@ export async function listWorkerTasks(db: Queryable, tenantId: string, filter: W
 }
 
 /** Task counts by state and by handler (every state present, zero when none), and the busy workers. */
-export async function workerTaskStats(db: Queryable, tenantId: string): Promise<WorkerTaskStats> {
+export async function workerTaskStats(db: Queryable, tenantId: TenantId): Promise<WorkerTaskStats> {
   const { rows } = await db.query<{ handler_name: string; state: WorkerTaskState; count: number; workers: string[] }>({
     name: "worker_task_stats",
     text: `SELECT handler_name, state, count(*)::int AS count,
@@ -343,7 +344,7 @@ export async function workerTaskStats(db: Queryable, tenantId: string): Promise<
  * The task's attempt events, oldest first, or null when the tenant has no such task. A task that
  * was cancelled (deleted) still has its events, `cancelled` last, so it is still known here.
  */
-export async function listWorkerTaskAttempts(db: Queryable, tenantId: string, taskId: string): Promise<WorkerTaskAttempt[] | null> {
+export async function listWorkerTaskAttempts(db: Queryable, tenantId: TenantId, taskId: string): Promise<WorkerTaskAttempt[] | null> {
   const { rows } = await db.query<{
     id: number; task_id: string; claim_epoch: number | null; worker_id: string | null; event: WorkerTaskEvent;
     reason: string | null; created_at: Date;
@@ -373,7 +374,7 @@ export async function listWorkerTaskAttempts(db: Queryable, tenantId: string, ta
  * For the engine: the task of (instance, block, attempt), the newest if several, or null. A task
  * still `pending` or `claimed` means the worker has not reported yet.
  */
-export async function findTaskResult(db: Queryable, tenantId: string, taskId: string): Promise<TaskResult | null> {
+export async function findTaskResult(db: Queryable, tenantId: TenantId, taskId: string): Promise<TaskResult | null> {
   const { rows } = await db.query<{
     state: WorkerTaskState; output: unknown; error_message: string | null; error_retryable: boolean | null;
     resume_checkpoint: unknown; checkpoint_seq: number;
@@ -398,7 +399,7 @@ export async function findTaskResult(db: Queryable, tenantId: string, taskId: st
  * blocks, each with a `cancelled` event. A later poll never returns them; a report on one is 404.
  * Returns how many were cancelled.
  */
-export async function cancelWorkerTasks(db: Queryable, tenantId: string, instanceId: string, blockIds: readonly string[]): Promise<number> {
+export async function cancelWorkerTasks(db: Queryable, tenantId: TenantId, instanceId: string, blockIds: readonly string[]): Promise<number> {
   if (blockIds.length === 0) return 0;
   const { rows } = await db.query<{ n: number }>({
     name: "cancel_worker_tasks",

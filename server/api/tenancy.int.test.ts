@@ -16,6 +16,7 @@ import { createApiKey } from "../control/api-keys.ts";
 import { sequenceJson } from "../rest/testing.ts";
 import { appRouter } from "./root.ts";
 import { createContext } from "./trpc.ts";
+import { asTenantId } from "../../engine/storage/index.ts";
 
 // ------------------------------------------------------------------ the cases
 
@@ -169,7 +170,7 @@ const MAKE: Record<Kind, (tenantId: string) => Promise<string>> = {
   apiKey: async (tenantId) => (await createApiKey(db.prisma, { tenantId, name: "matrix" })).id,
   trigger: async (tenantId) => {
     const slug = RANDOM.trigger();
-    await putTrigger(db.sql, tenantId, slug, { sequenceName: SEQUENCE_NAME, sequenceVersion: null });
+    await putTrigger(db.sql, asTenantId(tenantId), slug, { sequenceName: SEQUENCE_NAME, sequenceVersion: null });
     return slug;
   },
   handler: async (tenantId) => {

@@ -11,6 +11,7 @@ import { call, createInstance, createSequence, expectSameReply, operatorKey, seq
 import type { Route } from "./route.ts";
 import { ROUTES } from "./routes.ts";
 import { insertWorkerTask } from "../../engine/storage/execution.ts";
+import { asTenantId } from "../../engine/storage/index.ts";
 
 /** Everything a request could change, to show that a refused one changed nothing. */
 async function snapshot() {
@@ -69,7 +70,7 @@ beforeAll(async () => {
     const parked = await createInstance(db, tenant, mine.sequence);
     await db.sql.query("UPDATE task_instances SET state = 'running', lease_epoch = 1 WHERE id = $1", [parked]);
     mine["worker task"] = (await insertWorkerTask(db.sql, {
-      instanceId: parked, tenantId: tenant.id, leaseEpoch: 1, blockId: "ext", handlerName: "ext_handler",
+      instanceId: parked, tenantId: asTenantId(tenant.id), leaseEpoch: 1, blockId: "ext", handlerName: "ext_handler",
       queueName: null, params: null, context: null, attempt: 0, timeoutMs: null,
     }))!;
     mine.slug = await newTrigger(tenant, mine["sequence name"]);

@@ -8,6 +8,7 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { parkOnWorkerTask } from "../../test/factories.ts";
 import { ROUTES } from "./routes.ts";
 import { call, expectSameReply, operatorKey, tenantWithKey, type Reply } from "./testing.ts";
+import { asTenantId } from "../../engine/storage/index.ts";
 
 let db: TestDatabase;
 let acme: { id: string; key: string };
@@ -358,8 +359,8 @@ describe("the reaper and cancellation, seen by workers", () => {
     const claimed = await park(acme.id, h, { ageMs: 2_000 });
     const pending = await park(acme.id, h);
     await claim(acme, h);
-    expect(await cancelWorkerTasks(db.sql, acme.id, claimed.instanceId, ["ext"])).toBe(1);
-    expect(await cancelWorkerTasks(db.sql, acme.id, pending.instanceId, ["ext"])).toBe(1);
+    expect(await cancelWorkerTasks(db.sql, asTenantId(acme.id), claimed.instanceId, ["ext"])).toBe(1);
+    expect(await cancelWorkerTasks(db.sql, asTenantId(acme.id), pending.instanceId, ["ext"])).toBe(1);
     expectJson(await poll(acme, { handler_name: h, limit: 10 }), 200, []);
     expectJson(await report(acme, claimed.taskId, "complete", { worker_id: "w1", claim_epoch: 1, output: {} }), 404, TASK_NOT_FOUND);
     expectJson(await report(acme, claimed.taskId, "heartbeat", { worker_id: "w1", claim_epoch: 1 }), 404, TASK_NOT_FOUND);

@@ -8,6 +8,7 @@ import { enqueueSignalIfActive } from "../../storage/signals.ts";
 import { putTrigger } from "../../storage/triggers.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../../storage/worker-tasks.ts";
 import { makeScheduler } from "../../../test/scheduler.ts";
+import { asTenantId } from "../../storage/index.ts";
 
 let db: TestDatabase;
 let scheduler: Scheduler;
@@ -223,7 +224,7 @@ describe("cancelling a sub_sequence block (C.7, G.3)", () => {
     await insertSequence(db, "acme", [sleep("long", 60_000)], "slow-child");
     const parent = await run([{ type: "sub_sequence", id: "call", sequence_name: "slow-child" }]);
     const child = await childOf(parent);
-    await enqueueSignalIfActive(db.sql, "acme", parent, { type: "cancel", payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), parent, { type: "cancel", payload: null });
     expect((await settle(parent)).state).toBe("cancelled");
     expect((await settle(child)).state).toBe("cancelled");
   });
@@ -274,7 +275,7 @@ describe("signals (G)", () => {
       step("next", "noop"),
     ]);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await enqueueSignalIfActive(db.sql, "acme", id, { type: "cancel", payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), id, { type: "cancel", payload: null });
     expect((await settle(id)).state).toBe("cancelled");
     const out = await outputs(id);
     expect(count(out, "f")).toBe(1);
@@ -284,16 +285,16 @@ describe("signals (G)", () => {
   it("cancel interrupts a cancellable sleep; pause parks and resume continues", async () => {
     const cancelled = await run([sleep("long", 5000), step("after", "noop")]);
     await waitFor(cancelled, "running");
-    await enqueueSignalIfActive(db.sql, "acme", cancelled, { type: "cancel", payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), cancelled, { type: "cancel", payload: null });
     expect((await settle(cancelled, 3000)).state).toBe("cancelled");
     expect(await outputs(cancelled)).toEqual([]);
 
     const paused = await run([sleep("nap", 600), step("after", "noop")]);
     await waitFor(paused, "running");
-    await enqueueSignalIfActive(db.sql, "acme", paused, { type: "pause", payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), paused, { type: "pause", payload: null });
     await waitFor(paused, "paused");
     expect((await row(paused)).state).toBe("paused");
-    await enqueueSignalIfActive(db.sql, "acme", paused, { type: "resume", payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), paused, { type: "resume", payload: null });
     expect((await settle(paused)).state).toBe("completed");
     expect((await outputs(paused)).map((o) => o.block_id)).toEqual(["nap", "after"]);
   });
@@ -301,7 +302,7 @@ describe("signals (G)", () => {
   it("update_context merges the top-level keys of payload.data", async () => {
     const id = await run([sleep("wait", 400), step("say", "log", { message: "{{ context.data.greeting }}" })], { keep: 1 });
     await waitFor(id, "running");
-    await enqueueSignalIfActive(db.sql, "acme", id, { type: "update_context", payload: { data: { greeting: "hello" }, config: { ignored: true } } });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), id, { type: "update_context", payload: { data: { greeting: "hello" }, config: { ignored: true } } });
     const done = await settle(id);
     expect(done.context.data).toEqual({ keep: 1, greeting: "hello" });
     expect((await outputs(id)).find((o) => o.block_id === "say")!.output.message).toBe("hello");
@@ -312,7 +313,7 @@ describe("signals survive a lost lease (G)", () => {
   it("a signal the run applied but never committed is applied by the instance's next holder", async () => {
     const id = await run([sleep("wait", 1500), step("say", "log", { message: "{{ context.data.plan }}" })], { keep: 1 });
     await waitFor(id, "running");
-    await enqueueSignalIfActive(db.sql, "acme", id, { type: "update_context", payload: { data: { plan: "pro" } } });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), id, { type: "update_context", payload: { data: { plan: "pro" } } });
     await new Promise((resolve) => setTimeout(resolve, 700)); // the run's poller (every 250 ms) has applied it
     // Another engine's reaper takes the instance over: the first run's lease is gone, its work unsaved.
     await db.sql.query("UPDATE task_instances SET lease_epoch = lease_epoch + 1, state = 'scheduled', next_fire_at = now(), lease_owner = NULL WHERE id = $1", [id]);
@@ -327,7 +328,7 @@ describe("signals survive a lost lease (G)", () => {
 
 describe("human input (A.3 wait_for_input, human_review)", () => {
   const answer = (id: string, blockId: string, payload: unknown) =>
-    enqueueSignalIfActive(db.sql, "acme", id, { type: { custom: `human_input:${blockId}` }, payload });
+    enqueueSignalIfActive(db.sql, asTenantId("acme"), id, { type: { custom: `human_input:${blockId}` }, payload });
 
   it("parks at the gate, stores the answer, then runs the step", async () => {
     const id = await run([step("approve", "log", { message: "{{ context.data.decision.value }}" }, { wait_for_input: { prompt: "Ship it?", store_as: "decision" } })]);
@@ -370,7 +371,7 @@ describe("more of C and A.3", () => {
     ]);
     await waitFor(id, "running");
     await new Promise((resolve) => setTimeout(resolve, 150));
-    await enqueueSignalIfActive(db.sql, "acme", id, { type: "cancel", payload: null });
+    await enqueueSignalIfActive(db.sql, asTenantId("acme"), id, { type: "cancel", payload: null });
     expect((await settle(id)).state).toBe("cancelled");
     const out = await outputs(id);
     expect(out.map((o) => o.block_id).sort()).toEqual(["shielded", "stubborn"]);
@@ -476,8 +477,8 @@ describe("schemas (A.1 input_schema, A.3 output_schema)", () => {
     const schema = { type: "object", required: ["score"], properties: { score: { type: "number" } } };
     const id = await run([step("ext", "scoring_worker", null, { output_schema: schema })], null, "typed-workers");
     await waitFor(id, "waiting");
-    const [task] = await pollWorkerTasks(db.sql, "typed-workers", { handlerName: "scoring_worker", queueName: null, workerId: "w", limit: 1 });
-    await completeWorkerTask(db.sql, "typed-workers", task!.id, { workerId: "w", claimEpoch: task!.claimEpoch }, { score: "high" });
+    const [task] = await pollWorkerTasks(db.sql, asTenantId("typed-workers"), { handlerName: "scoring_worker", queueName: null, workerId: "w", limit: 1 });
+    await completeWorkerTask(db.sql, asTenantId("typed-workers"), task!.id, { workerId: "w", claimEpoch: task!.claimEpoch }, { score: "high" });
     expect((await settle(id)).state).toBe("failed");
     const { rows } = await db.sql.query("SELECT output FROM block_outputs WHERE instance_id = $1", [id]);
     expect(rows).toEqual([{ output: { __error__: true, retryable: false, message: "output does not match the step's output_schema: /score: must be a number" } }]);
@@ -554,8 +555,8 @@ describe("emit_event by trigger slug (D)", () => {
   it("spawns the latest version of the trigger's sequence, or the version it pins, with the slug in the child's metadata", async () => {
     await insertSequence(db, "acme", [step("v1", "noop")], "signup-flow", 1);
     await insertSequence(db, "acme", [step("v2", "noop")], "signup-flow", 2);
-    await putTrigger(db.sql, "acme", "user-signed-up", { sequenceName: "signup-flow", sequenceVersion: null });
-    await putTrigger(db.sql, "acme", "signup-v1", { sequenceName: "signup-flow", sequenceVersion: 1 });
+    await putTrigger(db.sql, asTenantId("acme"), "user-signed-up", { sequenceName: "signup-flow", sequenceVersion: null });
+    await putTrigger(db.sql, asTenantId("acme"), "signup-v1", { sequenceName: "signup-flow", sequenceVersion: 1 });
 
     const latest = await emitted(await run([step("e", "emit_event", { trigger_slug: "user-signed-up", data: { n: 1 } })]));
     expect(latest).toMatchObject({ sequence_name: "signup-flow", deduped: false });
@@ -570,7 +571,7 @@ describe("emit_event by trigger slug (D)", () => {
 
   it("cannot use another tenant's trigger: the same failure as a slug nobody has", async () => {
     await insertSequence(db, "globex", [step("x", "noop")], "globex-flow");
-    await putTrigger(db.sql, "globex", "globex-only", { sequenceName: "globex-flow", sequenceVersion: null });
+    await putTrigger(db.sql, asTenantId("globex"), "globex-only", { sequenceName: "globex-flow", sequenceVersion: null });
     const foreign = await run([step("e", "emit_event", { trigger_slug: "globex-only" })]);
     const missing = await run([step("e", "emit_event", { trigger_slug: "nobody-has-this" })]);
     for (const id of [foreign, missing]) expect((await settle(id)).state).toBe("failed");
@@ -582,7 +583,7 @@ describe("emit_event by trigger slug (D)", () => {
 
   it("dedupes per parent with dedupe_scope parent, and across the tenant with dedupe_scope tenant", async () => {
     await insertSequence(db, "acme", [step("x", "noop")], "dedupe-target");
-    await putTrigger(db.sql, "acme", "dedupe-me", { sequenceName: "dedupe-target", sequenceVersion: null });
+    await putTrigger(db.sql, asTenantId("acme"), "dedupe-me", { sequenceName: "dedupe-target", sequenceVersion: null });
     const twice = (scope: string) => [
       step("first", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "order-7", dedupe_scope: scope }),
       step("second", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "order-7", dedupe_scope: scope }),
@@ -632,9 +633,9 @@ describe("external workers (H)", () => {
   it("a completed task resumes the instance, its output is recorded and merged into context.data", async () => {
     const id = await run([step("bill", "billing_sync", { amount: 3 }), step("after", "log", { message: "{{ context.data.invoice }}" })], { customer: "c1" }, "workers");
     await waitFor(id, "waiting");
-    const [task] = await pollWorkerTasks(db.sql, "workers", { handlerName: "billing_sync", queueName: null, workerId: "w1", limit: 1 });
+    const [task] = await pollWorkerTasks(db.sql, asTenantId("workers"), { handlerName: "billing_sync", queueName: null, workerId: "w1", limit: 1 });
     expect(task).toMatchObject({ instanceId: id, blockId: "bill", params: { amount: 3 }, attempt: 0 });
-    await completeWorkerTask(db.sql, "workers", task!.id, { workerId: "w1", claimEpoch: 1 }, { invoice: "INV-9" });
+    await completeWorkerTask(db.sql, asTenantId("workers"), task!.id, { workerId: "w1", claimEpoch: 1 }, { invoice: "INV-9" });
     const done = await settle(id);
     expect(done.state).toBe("completed");
     expect(done.context.data).toEqual({ customer: "c1", invoice: "INV-9" });
