@@ -11,6 +11,7 @@ import { inputProblem } from "../sequence/input-schema.ts";
 import type { HandlerCall, StepBlock, SubSequenceBlock } from "../sequence/schema.ts";
 import { resolveTemplates } from "../sequence/template.ts";
 import type { RunStore } from "../storage/index.ts";
+import type { BudgetedTenants } from "./budgeted-tenants.ts";
 import { visibleContext } from "./context-access.ts";
 import { invokeHandler, type Interruption } from "./invoke.ts";
 import { runPreflight } from "./preflight.ts";
@@ -43,8 +44,8 @@ export interface Dispatching {
 export interface DispatchDeps {
   handlers: HandlerRegistry;
   breakers: CircuitBreakerRegistry;
-  /** False when the tenant is known to have no budget (saves the budget statement). */
-  isBudgeted: (tenantId: string) => boolean;
+  /** Tenants known to have no budget skip the budget statement. */
+  budgeted: Pick<BudgetedTenants, "has">;
   now: () => Date;
 }
 
@@ -58,7 +59,7 @@ export class Dispatcher {
     const decision = await runPreflight({
       step, timezone: run.row.timezone, instanceId: run.claim.id, now,
       reachedAt: new Date(state.reachedAt ?? now), startedAt: state.startedAt ? new Date(state.startedAt) : null,
-      reservations: store, budgeted: this.deps.isBudgeted(tenantId),
+      reservations: store, budgeted: this.deps.budgeted.has(tenantId),
       breaker: () => breakerPreflight(this.deps.breakers, tenantId, step, now.getTime()),
     });
     if (decision.kind === "defer") return { kind: "deferred", until: decision.until, reason: decision.reason };

@@ -10,6 +10,7 @@ import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Sequence } from "../sequence/schema.ts";
 import type { BackendStore, ClaimedInstance, ClaimedRow, RunStore } from "../storage/index.ts";
+import type { BudgetedTenants } from "./budgeted-tenants.ts";
 import { Dispatcher, type Dispatching, type StepResult } from "./dispatch.ts";
 import { Outcomes } from "./outcome.ts";
 import type { ProgressWriter } from "./progress-writer.ts";
@@ -28,8 +29,7 @@ export interface StepRunnerDeps {
   /** The (tenant, handler) circuit breakers: every answer of a dispatched handler counts. */
   breakers: CircuitBreakerRegistry;
   progress: ProgressWriter;
-  /** False when the tenant is known to have no budget (saves the budget statement). */
-  isBudgeted: (tenantId: string) => boolean;
+  budgeted: BudgetedTenants;
   now: () => Date;
   log: Logger;
 }

@@ -66,6 +66,12 @@ export class TenantMetrics {
     deferred[reason] = (deferred[reason] ?? 0) + 1;
   }
 
+  /** A written commit: counted when it ends an instance or defers it for a counted reason. */
+  written(progress: { tenantId: string; state: string; deferReason?: string | null }, at = Date.now()): void {
+    if (progress.state === "completed" || progress.state === "failed") this.ended(progress.tenantId, progress.state, at);
+    else if (progress.state === "scheduled" && progress.deferReason) this.deferred(progress.tenantId, progress.deferReason as DeferReason, at);
+  }
+
   /** How many of the tenant's instances were due but not claimed when sampled. */
   backlog(tenantId: string, due: number, at = Date.now()): void {
     this.counts(tenantId, at).backlogSamples.push(due);

@@ -5,10 +5,10 @@
 import { HUMAN_INPUT_SIGNAL, inputGate } from "../exec/tree/blocks/human-input.ts";
 import { readTreeCursor } from "../exec/tree/cursor.ts";
 import { executionNodes, type ExecutionNode, type ExecutionNodeState } from "../exec/tree/nodes.ts";
-import { isObject } from "../model.ts";
+
 import { Sequence, type Block, type HumanChoice } from "../sequence/schema.ts";
 import { walkBlocks } from "../sequence/walk.ts";
-import { isTerminal, type InstanceState } from "../storage/index.ts";
+import { isObject, isTerminal, type InstanceState } from "../model.ts";
 
 export { HUMAN_INPUT_SIGNAL };
 export type { ExecutionNode, ExecutionNodeState, HumanChoice };

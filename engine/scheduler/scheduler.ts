@@ -4,13 +4,13 @@
 // against the same backend: correctness rests on the claim statement and the lease epochs.
 import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { EngineConfig } from "../config.ts";
-import type { DeferReason } from "../exec/preflight.ts";
+import { BudgetedTenants } from "../exec/budgeted-tenants.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
 import { StepRunner, type RunEnd } from "../exec/step-runner.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
-import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type Progress, type StorageBackends } from "../storage/index.ts";
+import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type StorageBackends } from "../storage/index.ts";
 import { BreakerSync } from "./breaker-sync.ts";
 import type { TenantView } from "./tenant-view.ts";
 
@@ -59,7 +59,7 @@ export class Scheduler {
   private wakeLoop: (() => void) | null = null;
   private timers: NodeJS.Timeout[] = [];
   /** Tenants with a budget on this backend, refreshed with the reaper (so within its interval). */
-  private budgeted: Set<string> | null = null;
+  private readonly budgeted = new BudgetedTenants();
   /** The (tenant, handler) breakers of this backend's tenants, kept in step with other processes. */
   readonly breakers: CircuitBreakerRegistry;
   private readonly breakerSync: BreakerSync;
@@ -85,8 +85,8 @@ export class Scheduler {
       store: this.store,
       handlers: deps.handlers,
       breakers: this.breakers,
-      progress: new ProgressWriter(this.store, deps.metrics === false ? undefined : (progress) => this.countWritten(progress)),
-      isBudgeted: (tenantId) => this.budgeted === null || this.budgeted.has(tenantId),
+      progress: new ProgressWriter(this.store, deps.metrics === false ? undefined : (progress) => this.metrics.written(progress)),
+      budgeted: this.budgeted,
       now: this.now,
       log: deps.log,
     });
@@ -238,12 +238,6 @@ export class Scheduler {
     this.running.set(claim.id, run);
   }
 
-  /** A written commit that ends an instance or defers it for a counted reason. */
-  private countWritten(progress: Progress): void {
-    if (progress.state === "completed" || progress.state === "failed") this.metrics.ended(progress.tenantId, progress.state);
-    else if (progress.state === "scheduled" && progress.deferReason) this.metrics.deferred(progress.tenantId, progress.deferReason as DeferReason);
-  }
-
   /**
    * Writes what was counted, each tenant's rows to the backend it is placed on. A tenant being
    * moved keeps its counts here until it is resumed, so none lands on the old backend after its
@@ -330,7 +324,7 @@ export class Scheduler {
 
   private async reap(): Promise<void> {
     try {
-      this.budgeted = await this.store.listBudgetedTenants();
+      await this.budgeted.refresh(this.store);
       // Sweeps that change instances: only for the tenants this scheduler may claim for.
       const onlyTenants = this.deps.tenants?.claimable(this.deps.backend.id) ?? null;
       await this.store.reapWorkerTasks(this.now(), { onlyTenants });
