@@ -6,7 +6,7 @@ import { refundBudget, tryConsumeBudget } from "./budgets.ts";
 import { childOutcome, createChildInstance, findSubSequence, type ChildCreation, type ChildOutcome } from "./children.ts";
 import type { ClaimedInstance } from "./claim.ts";
 import { emitEvent, type EmitEvent, type EmitResult } from "./events.ts";
-import { insertWorkerTask, loadLatestOutputs } from "./execution.ts";
+import { insertWorkerTask, loadLatestOutputs, type NewWorkerTask } from "./execution.ts";
 import type { TenantId } from "./ids.ts";
 import { getInstance, type InstanceRecord } from "./instance-records.ts";
 import { tryConsumeRateLimit } from "./rate-limits.ts";
@@ -18,15 +18,8 @@ export type WorkerResult =
   | { state: "completed"; output: unknown }
   | { state: "failed"; message: string; retryable: boolean };
 
-export interface NewStepTask {
-  blockId: string;
-  handlerName: string;
-  queueName: string | null;
-  params: unknown;
-  context: unknown;
-  attempt: number;
-  timeoutMs: number | null;
-}
+/** A step's worker task; the run adds its instance, tenant and lease. */
+export type NewStepTask = Omit<NewWorkerTask, "instanceId" | "tenantId" | "leaseEpoch">;
 
 export class RunStore {
   readonly tenantId: TenantId;

@@ -3,6 +3,7 @@
 // → handler. Every error, whatever its origin, is answered once, by errorResponse.
 import { isAppError, notFound } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
+import { UUID_PATTERN } from "../../engine/model.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
 import { actingTenant, authenticate, namedTenants, type Principal } from "./auth.ts";
@@ -10,10 +11,8 @@ import { readJson } from "./body.ts";
 import { errorResponse, Rejection } from "./http.ts";
 import { isWrite, routeNotFound, type Route } from "./route.ts";
 import { ROUTES } from "./routes.ts";
-import { UUID_PATTERN } from "../../engine/model.ts";
 
 export const API_PREFIX = "/api/v1";
-
 
 const loggers = new WeakMap<Services, Logger>();
 function loggerFor(services: Services): Logger {

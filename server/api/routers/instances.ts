@@ -3,6 +3,7 @@
 // member may send. A foreign instance id and a missing one get the same NOT_FOUND.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { UUID_PATTERN } from "../../../engine/model.ts";
 import { describeInstance, humanInputSignal } from "../../../engine/read-model/describe-instance.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
 import {
@@ -11,8 +12,6 @@ import {
 import { recordAudit } from "../../control/audit.ts";
 import type { Context, User } from "../trpc.ts";
 import { router, tenantProcedure } from "../trpc.ts";
-import { UUID_PATTERN } from "../../../engine/model.ts";
-
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 

@@ -4,6 +4,7 @@
 import { storeParsedSequence } from "../../sequences.ts";
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { UUID_PATTERN } from "../../../engine/model.ts";
 import { BUILTIN_HANDLERS, parseSequence } from "../../../engine/sequence/validate.ts";
 import { inputProblem } from "../../../engine/sequence/input-schema.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
@@ -11,8 +12,6 @@ import type { TenantStore } from "../../../engine/storage/index.ts";
 import { InstanceContext } from "../../rest/context.ts";
 import { wireSequence } from "../../rest/wire.ts";
 import { router, tenantProcedure } from "../trpc.ts";
-import { UUID_PATTERN } from "../../../engine/model.ts";
-
 
 function sequenceIdOrNotFound(id: string): string {
   if (!UUID_PATTERN.test(id)) throw notFound("sequence");
