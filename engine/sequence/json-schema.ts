@@ -9,6 +9,7 @@
 // JSON_SCHEMA_LIMITS whatever the schema and the value. Draft 2020-12 semantics, plus the older
 // `items` array, `additionalItems` and `definitions` forms. No Node-only imports: the editor runs
 // this in the browser.
+import { isObject } from "../model.ts";
 import { charCount } from "./paths.ts";
 
 export const JSON_SCHEMA_LIMITS = {
@@ -57,9 +58,6 @@ const UNSUPPORTED_KEYWORDS = Object.keys(UNSUPPORTED);
 const ECHO_LIMIT = 60;
 
 type SchemaObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is SchemaObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const escapeKey = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
 const clip = (text: string) => (text.length > ECHO_LIMIT ? `${text.slice(0, ECHO_LIMIT)}…` : text);
