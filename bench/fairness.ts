@@ -99,7 +99,8 @@ async function prepareTemplate(cluster: Cluster): Promise<Map<string, string[]>>
 async function bulkhead(cluster: Cluster, sequences: Map<string, string[]>, load: Load, cap: number): Promise<Outcome> {
   const url = await cloneBenchDatabase(cluster, TEMPLATE, "bench_fairness");
   const config = loadConfig({
-    DATABASE_URL: url, BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY),
+    DATABASE_URL: url, BULKHEAD_MAX_INSTANCES_IN_FLIGHT: String(CONCURRENCY), BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: String(CONCURRENCY),
+    BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY),
     BULKHEAD_MAX_INSTANCES_PER_TENANT: String(cap), BULKHEAD_TICK_MS: String(POLL_MS),
   });
   const storage = new Storage(new StorageBackends(config.backends, { poolSize: CONCURRENCY + 4 }));

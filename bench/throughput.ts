@@ -21,7 +21,9 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const silent = new Logger(() => () => {});
 
 async function bulkhead(url: string, n: number, metrics = true): Promise<{ perSecond: number; claimMedianMs: number }> {
-  const config = loadConfig({ DATABASE_URL: url, BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY) });
+  const config = loadConfig({ DATABASE_URL: url, BULKHEAD_MAX_INSTANCES_IN_FLIGHT: String(CONCURRENCY), BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: String(CONCURRENCY),
+    BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY),
+  });
   const storage = new Storage(new StorageBackends(config.backends, { poolSize: CONCURRENCY + 4 }));
   const backend = storage.backends.primary;
   const claimMs: number[] = [];

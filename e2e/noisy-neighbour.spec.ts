@@ -29,7 +29,7 @@ import { DEMO_OPERATOR, bulkheadCli, signIn } from "./fixtures.ts";
 const QUIET_P99_OBJECTIVE_MS = 2_500;
 /** Failures that open a breaker (BULKHEAD_BREAKER_THRESHOLD's default; the flood sets it too). */
 const THRESHOLD = 5;
-/** Instances of one tenant in flight at once (BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT's default). */
+/** Instances of one tenant in flight at once (BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT's default). */
 const IN_FLIGHT_PER_TENANT = 32;
 const QUIET_WAVES = 4;
 const QUIET_PER_WAVE = 5;

@@ -32,6 +32,13 @@ const schema = z.object({
   BULKHEAD_TICK_MS: int(100, 1),
   BULKHEAD_CLAIM_BATCH: int(256, 1),
   BULKHEAD_MAX_INSTANCES_PER_TENANT: int(0),
+  /** Instances an engine process runs at once (each holds a lease), and of them one tenant's. */
+  BULKHEAD_MAX_INSTANCES_IN_FLIGHT: int(128, 1),
+  BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: int(32, 1),
+  /**
+   * Steps an engine process runs at once, handler calls and worker dispatches, the branches of a
+   * parallel, race or for_each each counted; and of them one tenant's.
+   */
   BULKHEAD_MAX_CONCURRENT_STEPS: int(128, 1),
   BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: int(32, 1),
   /** How long a claim holds an instance without renewal; a dead engine's work returns after it. */

@@ -26,8 +26,8 @@ function startEngine(): ChildProcess {
   const engine = spawn(process.execPath, ["--import", "tsx", "engine/main.ts"], {
     env: {
       ...process.env, DATABASE_URL: db.url, BULKHEAD_LOG_LEVEL: "warn", BULKHEAD_TICK_MS: "20",
-      BULKHEAD_LEASE_MS: "2000", BULKHEAD_REAPER_MS: "250", BULKHEAD_MAX_CONCURRENT_STEPS: "128",
-      BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: "64",
+      BULKHEAD_LEASE_MS: "2000", BULKHEAD_REAPER_MS: "250", BULKHEAD_MAX_INSTANCES_IN_FLIGHT: "128",
+      BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: "64",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

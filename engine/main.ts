@@ -7,14 +7,14 @@ import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
 import { MoveRunner } from "./moves/move-runner.ts";
 import { TenantView } from "./scheduler/tenant-view.ts";
-import { Scheduler } from "./scheduler/scheduler.ts";
+import { Scheduler, stepSlots } from "./scheduler/scheduler.ts";
 import { Storage, StorageBackends } from "./storage/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger("engine", config.BULKHEAD_LOG_LEVEL);
   // Enough connections for the in-flight steps plus the claim, renewal and reaper statements.
-  const poolSize = Math.max(config.BULKHEAD_POOL_SIZE, Math.min(config.BULKHEAD_MAX_CONCURRENT_STEPS, 32) + 3);
+  const poolSize = Math.max(config.BULKHEAD_POOL_SIZE, Math.min(config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT, 32) + 3);
   const storage = new Storage(new StorageBackends(config.backends, { poolSize }));
   const handlers = createBuiltInHandlers({ httpAllow: splitAllowList(config.BULKHEAD_HTTP_ALLOW) });
   const ownerId = `${os.hostname()}:${process.pid}`;
@@ -22,9 +22,11 @@ async function main(): Promise<void> {
   // One copy of the placements for every scheduler: each claims only its backend's tenants.
   const tenantView = new TenantView(storage, log);
   await tenantView.start();
+  // One set of step slots for the process: the limits count steps across every backend.
+  const slots = stepSlots(config);
   const schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);
-    return new Scheduler({ backend, backends: storage.backends, handlers, config, ownerId, tenants: tenantView, log: log.child({ backend_id: id }) });
+    return new Scheduler({ backend, backends: storage.backends, handlers, config, ownerId, tenants: tenantView, slots, log: log.child({ backend_id: id }) });
   });
   for (const id of storage.backends.ids()) {
     await storage.backends.get(id).pool.query("SELECT 1");

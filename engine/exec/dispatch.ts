@@ -14,6 +14,7 @@ import type { RunStore } from "../storage/index.ts";
 import type { BudgetedTenants } from "./budgeted-tenants.ts";
 import { visibleContext } from "./context-access.ts";
 import { invokeHandler, type Interruption } from "./invoke.ts";
+import { holdsSlot, type StepSlots } from "./step-slots.ts";
 import { runPreflight } from "./preflight.ts";
 import type { RunState } from "./run-state.ts";
 import { inputGate } from "./tree/blocks/human-input.ts";
@@ -43,6 +44,8 @@ export interface Dispatching {
 
 export interface DispatchDeps {
   handlers: HandlerRegistry;
+  /** This process's step slots, taken around every handler call and worker dispatch. */
+  slots: StepSlots;
   breakers: CircuitBreakerRegistry;
   /** Tenants known to have no budget skip the budget statement. */
   budgeted: Pick<BudgetedTenants, "has">;
@@ -77,20 +80,32 @@ export class Dispatcher {
     }
     const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : (decision.handler ?? step.handler);
     const handler = this.deps.handlers.get(handlerName);
-    if (!handler) {
-      const taskId = await store.insertWorkerTask({
-        blockId: step.id, handlerName, queueName: step.queue_name ?? null, params,
-        context: visibleContext(run.context, step.context_access), attempt, timeoutMs: step.timeout ?? null,
-      });
-      return taskId ? { kind: "worker", taskId, handler: handlerName } : { kind: "interrupted", why: "lease_lost" };
+    // A cancelled step's handler stops like an interrupted one; its result is dropped.
+    const interrupt = AbortSignal.any([at.interrupt, cancelled]);
+    return this.withSlot(tenantId, handlerName, interrupt, async (): Promise<StepResult> => {
+      if (!handler) {
+        const taskId = await store.insertWorkerTask({
+          blockId: step.id, handlerName, queueName: step.queue_name ?? null, params,
+          context: visibleContext(run.context, step.context_access), attempt, timeoutMs: step.timeout ?? null,
+        });
+        return taskId ? { kind: "worker", taskId, handler: handlerName } : { kind: "interrupted", why: "lease_lost" };
+      }
+      const input = { ...this.input(at, step, step.id, attempt, params), humanInput: state.input };
+      const outcome = await invokeHandler(handler, input, { timeoutMs: step.timeout, interrupt });
+      return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: handlerName, outcome };
+    });
+  }
+
+  /** Runs `work` holding one of the tenant's step slots (timer handlers need none). */
+  private async withSlot(tenantId: string, handler: string, interrupt: AbortSignal, work: () => Promise<StepResult>): Promise<StepResult> {
+    if (!holdsSlot(handler)) return work();
+    const release = await this.deps.slots.acquire(tenantId, interrupt);
+    if (!release) return { kind: "interrupted", why: interrupt.reason as Interruption };
+    try {
+      return await work();
+    } finally {
+      release();
     }
-    const outcome = await invokeHandler(
-      handler,
-      { ...this.input(at, step, step.id, attempt, params), humanInput: state.input },
-      // A cancelled step's handler stops like an interrupted one; its result is dropped.
-      { timeoutMs: step.timeout, interrupt: AbortSignal.any([at.interrupt, cancelled]) },
-    );
-    return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: handlerName, outcome };
   }
 
   /** C.7: finds the child's sequence, checks its input, and creates the child instance. */
@@ -130,10 +145,13 @@ export class Dispatcher {
     } catch (error) {
       return void record({ __error__: true, retryable: false, message: (error as Error).message });
     }
-    const result = await invokeHandler(handler, this.input(at, step, blockId, attempt, params), {
-      timeoutMs: step.timeout, interrupt: AbortSignal.any([at.interrupt, cancelled]),
+    const interrupt = AbortSignal.any([at.interrupt, cancelled]);
+    const result = await this.withSlot(at.run.claim.tenantId, call.handler, interrupt, async () => {
+      const outcome = await invokeHandler(handler, this.input(at, step, blockId, attempt, params), { timeoutMs: step.timeout, interrupt });
+      return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: call.handler, outcome };
     });
-    if (result.kind === "success") record(result.output);
-    else if (result.kind === "failure") record({ __error__: true, retryable: result.retryable, message: result.message });
+    if (result.kind !== "handled") return;
+    if (result.outcome.kind === "success") record(result.outcome.output);
+    else if (result.outcome.kind === "failure") record({ __error__: true, retryable: result.outcome.retryable, message: result.outcome.message });
   }
 }

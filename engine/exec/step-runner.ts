@@ -16,6 +16,7 @@ import { Outcomes } from "./outcome.ts";
 import type { ProgressWriter } from "./progress-writer.ts";
 import { RunState } from "./run-state.ts";
 import { SequenceCache } from "./sequence-cache.ts";
+import type { StepSlots } from "./step-slots.ts";
 import { applySignals } from "./signals.ts";
 import { evaluator } from "./tree/evaluate.ts";
 import type { Env, Leaf, Settled } from "./tree/state.ts";
@@ -30,6 +31,8 @@ export interface StepRunnerDeps {
   breakers: CircuitBreakerRegistry;
   progress: ProgressWriter;
   budgeted: BudgetedTenants;
+  /** This process's step slots (shared by every backend's runner). */
+  slots: StepSlots;
   now: () => Date;
   log: Logger;
 }

@@ -136,7 +136,7 @@ describe("a send_signal step racing its target through the scheduler", () => {
     scheduler = makeScheduler(db, {
       ownerId: "coordination-test",
       config: {
-        BULKHEAD_TICK_MS: 5, BULKHEAD_CLAIM_BATCH: 16, BULKHEAD_MAX_CONCURRENT_STEPS: 16, BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 16,
+        BULKHEAD_TICK_MS: 5, BULKHEAD_CLAIM_BATCH: 16, BULKHEAD_MAX_INSTANCES_IN_FLIGHT: 16, BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: 16,
         BULKHEAD_LEASE_MS: 30_000, BULKHEAD_REAPER_MS: 60_000, BULKHEAD_BREAKER_THRESHOLD: 1_000,
       },
     });

@@ -63,7 +63,7 @@ describe("a tenant's failing vendor", () => {
     await insertInstancesOf(db, "tenant-a", failing, 20);
     await insertInstancesOf(db, "tenant-b", healthy, 20);
     // One at a time per tenant, so exactly the threshold's worth of calls reach the failing vendor.
-    await engine({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 1 });
+    await engine({ BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: 1 });
     await until(async () => (await states("tenant-b")).every((r) => r.state === "completed"));
     await until(async () => (await states("tenant-a")).every((r) => r.state !== "running" && r.state !== "scheduled" || r.defer_reason === "breaker"));
 
@@ -82,7 +82,7 @@ describe("a tenant's failing vendor", () => {
     await setBreakerSettings(db.sql, { tenantId: "strict", handler: "http_request", failureThreshold: 2, cooldownSecs: 30 }, { threshold: [1, 10], cooldownSecs: [5, 60] });
     const seq = await insertSequence(db, "strict", [call("c", "/fail")]);
     await insertInstancesOf(db, "strict", seq, 6);
-    await engine({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 1 });
+    await engine({ BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: 1 });
     await until(async () => (await states("strict")).every((r) => r.state === "failed" || r.defer_reason === "breaker"));
     const rows = await states("strict");
     expect(rows.filter((r) => r.state === "failed")).toHaveLength(2);

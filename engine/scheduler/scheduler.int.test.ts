@@ -135,7 +135,7 @@ describe("the scheduler", () => {
     const quiet = await insertSequence(db, "quiet", [step("s", "sleep", { duration_ms: 200 })]);
     const flood = await insertInstancesOf(db, "flood", seq, 40);
     const calm = await insertInstancesOf(db, "quiet", quiet, 4);
-    const running = await startScheduler({ BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 8 });
+    const running = await startScheduler({ BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: 8 });
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, running.inFlightOf("flood"))), 2);
     const states = (ids: string[]) =>

@@ -5,6 +5,7 @@
 import { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { EngineConfig } from "../config.ts";
 import { BudgetedTenants } from "../exec/budgeted-tenants.ts";
+import { StepSlots } from "../exec/step-slots.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
 import { StepRunner, type RunEnd } from "../exec/step-runner.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
@@ -16,8 +17,8 @@ import type { TenantView } from "./tenant-view.ts";
 
 export type SchedulerConfig = Pick<
   EngineConfig,
-  | "BULKHEAD_TICK_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_CONCURRENT_STEPS"
-  | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT" | "BULKHEAD_LEASE_MS" | "BULKHEAD_REAPER_MS" | "BULKHEAD_SHUTDOWN_GRACE_MS"
+  | "BULKHEAD_TICK_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_INSTANCES_IN_FLIGHT"
+  | "BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT" | "BULKHEAD_MAX_CONCURRENT_STEPS" | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT" | "BULKHEAD_LEASE_MS" | "BULKHEAD_REAPER_MS" | "BULKHEAD_SHUTDOWN_GRACE_MS"
   | "BULKHEAD_BREAKER_THRESHOLD" | "BULKHEAD_BREAKER_COOLDOWN_SECS"
 > & Partial<Pick<EngineConfig, "BULKHEAD_METRICS_RETENTION_DAYS">>;
 
@@ -38,6 +39,8 @@ export interface SchedulerDeps {
   metrics?: boolean;
   /** This process's backends: the counts of a tenant moved away from this one follow it to its new backend. */
   backends?: Pick<StorageBackends, "has" | "get">;
+  /** The process's step slots, shared by its schedulers; absent: this scheduler's own (from config). */
+  slots?: StepSlots;
   now?: () => Date;
 }
 
@@ -87,6 +90,7 @@ export class Scheduler {
       breakers: this.breakers,
       progress: new ProgressWriter(this.store, deps.metrics === false ? undefined : (progress) => this.metrics.written(progress)),
       budgeted: this.budgeted,
+      slots: deps.slots ?? stepSlots(deps.config),
       now: this.now,
       log: deps.log,
     });
@@ -157,7 +161,7 @@ export class Scheduler {
   private async tick(): Promise<boolean> {
     const { config, backend } = this.deps;
     this.yieldMovedRuns();
-    const free = config.BULKHEAD_MAX_CONCURRENT_STEPS - this.running.size;
+    const free = config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT - this.running.size;
     if (free <= 0) return false;
     const onlyTenants = this.deps.tenants?.claimable(backend.id);
     if (onlyTenants?.length === 0) return false;
@@ -192,7 +196,7 @@ export class Scheduler {
 
   /** How many of the tenant's instances may be in flight here: its own limit, else the default. */
   private concurrencyOf(tenantId: string): number {
-    return this.deps.tenants?.limitsOf(tenantId)?.maxConcurrency ?? this.deps.config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
+    return this.deps.tenants?.limitsOf(tenantId)?.maxConcurrency ?? this.deps.config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT;
   }
 
   /**
@@ -342,3 +346,8 @@ export class Scheduler {
 const METRICS_FLUSH_MS = 5_000;
 const BACKLOG_SAMPLE_MS = 15_000;
 const METRICS_PRUNE_MS = 3_600_000;
+
+/** Step slots with the configured limits, for one process. */
+export function stepSlots(config: Pick<EngineConfig, "BULKHEAD_MAX_CONCURRENT_STEPS" | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT">): StepSlots {
+  return new StepSlots(config.BULKHEAD_MAX_CONCURRENT_STEPS, () => config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT);
+}

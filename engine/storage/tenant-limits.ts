@@ -6,7 +6,7 @@ import type { Queryable } from "./transaction.ts";
 export interface TenantLimits {
   /** Instances of the tenant in one claim batch; null: BULKHEAD_MAX_INSTANCES_PER_TENANT. */
   claimCap: number | null;
-  /** Instances of the tenant in flight per engine process; null: BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT. */
+  /** Instances of the tenant in flight per engine process; null: BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT. */
   maxConcurrency: number | null;
 }
 

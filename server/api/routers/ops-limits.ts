@@ -22,7 +22,7 @@ export const opsLimitsRouter = router({
     return {
       claimCap: own?.claimCap ?? null,
       maxConcurrency: own?.maxConcurrency ?? null,
-      defaults: { claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT },
+      defaults: { claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT },
       budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
       rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
     };
