@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const tenantView = new TenantView(storage, log);
   await tenantView.start();
   // One set of step slots for the process: the limits count steps across every backend.
-  const slots = stepSlots(config);
+  const slots = stepSlots(config, tenantView);
   const schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);
     return new Scheduler({ backend, backends: storage.backends, handlers, config, ownerId, tenants: tenantView, slots, log: log.child({ backend_id: id }) });

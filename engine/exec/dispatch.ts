@@ -7,6 +7,7 @@ import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { HandlerInput, HandlerOutcome } from "../handlers/types.ts";
 import type { Logger } from "../logger.ts";
+import type { TenantMetrics } from "../metrics/tenant-metrics.ts";
 import { inputProblem } from "../sequence/input-schema.ts";
 import type { HandlerCall, StepBlock, SubSequenceBlock } from "../sequence/schema.ts";
 import { resolveTemplates } from "../sequence/template.ts";
@@ -46,6 +47,8 @@ export interface DispatchDeps {
   handlers: HandlerRegistry;
   /** This process's step slots, taken around every handler call and worker dispatch. */
   slots: StepSlots;
+  /** Where each tenant's slot use is counted (absent: not counted). */
+  metrics?: Pick<TenantMetrics, "step">;
   breakers: CircuitBreakerRegistry;
   /** Tenants known to have no budget skip the budget statement. */
   budgeted: Pick<BudgetedTenants, "has">;
@@ -99,12 +102,13 @@ export class Dispatcher {
   /** Runs `work` holding one of the tenant's step slots (timer handlers need none). */
   private async withSlot(tenantId: string, handler: string, interrupt: AbortSignal, work: () => Promise<StepResult>): Promise<StepResult> {
     if (!holdsSlot(handler)) return work();
-    const release = await this.deps.slots.acquire(tenantId, interrupt);
-    if (!release) return { kind: "interrupted", why: interrupt.reason as Interruption };
+    const slot = await this.deps.slots.acquire(tenantId, interrupt);
+    if (!slot) return { kind: "interrupted", why: interrupt.reason as Interruption };
+    this.deps.metrics?.step(tenantId, this.deps.slots.running(tenantId), slot.waited);
     try {
       return await work();
     } finally {
-      release();
+      slot.release();
     }
   }
 

@@ -8,6 +8,7 @@ import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { isAppError } from "../errors.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
+import type { TenantMetrics } from "../metrics/tenant-metrics.ts";
 import type { Sequence } from "../sequence/schema.ts";
 import type { BackendStore, ClaimedInstance, ClaimedRow, RunStore } from "../storage/index.ts";
 import type { BudgetedTenants } from "./budgeted-tenants.ts";
@@ -33,6 +34,7 @@ export interface StepRunnerDeps {
   budgeted: BudgetedTenants;
   /** This process's step slots (shared by every backend's runner). */
   slots: StepSlots;
+  metrics?: Pick<TenantMetrics, "step">;
   now: () => Date;
   log: Logger;
 }

@@ -8,6 +8,7 @@ import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
 import { HandlerRegistry } from "../handlers/registry.ts";
 import type { Handler } from "../handlers/types.ts";
+import { readTenantMetrics } from "../storage/metrics.ts";
 
 const PER_TENANT = Number(process.env.TEST_STEPS_PER_TENANT ?? 32);
 const VENDOR_MS = 500;
@@ -71,4 +72,9 @@ it("a fan-out of 4 × 100 branches stays within the tenant's step limit; another
   } finally {
     await scheduler.stop();
   }
+  // What the operator's Resources page reads: the tenant reached its limit, and its steps waited.
+  const minutes = await readTenantMetrics(db.sql, new Date(Date.now() - 3_600_000), new Date(Date.now() + 60_000));
+  const noisy = minutes.filter((m) => m.tenantId === "noisy");
+  expect(Math.max(...noisy.map((m) => m.stepsPeak))).toBe(PER_TENANT);
+  expect(noisy.reduce((n, m) => n + m.stepsWaited, 0)).toBeGreaterThan(300);
 }, 90_000);

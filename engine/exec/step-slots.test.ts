@@ -1,7 +1,8 @@
 // Step slots on their own: the global and per-tenant limits, FIFO within a tenant, round robin
 // across tenants, and a withdrawn request that holds nothing.
 import { describe, expect, it } from "vitest";
-import { holdsSlot, StepSlots } from "./step-slots.ts";
+import { stepSlots } from "../scheduler/scheduler.ts";
+import { holdsSlot, StepSlots, type Slot } from "./step-slots.ts";
 
 const never = new AbortController().signal;
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -11,23 +12,25 @@ describe("StepSlots", () => {
     const slots = new StepSlots(3, () => 2);
     const a1 = await slots.acquire("a", never);
     const a2 = await slots.acquire("a", never);
-    let a3: (() => void) | null = null;
+    let a3: Slot | null = null;
     void slots.acquire("a", never).then((release) => (a3 = release));
     const b1 = await slots.acquire("b", never);
     await settle();
+    expect([a1!.waited, b1!.waited]).toEqual([false, false]);
     expect([slots.running("a"), slots.running("b"), slots.running()]).toEqual([2, 1, 3]);
     expect(a3).toBeNull();
     expect(slots.waiting("a")).toBe(1);
-    b1!();
+    b1!.release();
     await settle();
     // The freed global slot cannot go to `a`: it is at its own limit of 2.
     expect(a3).toBeNull();
-    a1!();
+    a1!.release();
     await settle();
     expect(a3).not.toBeNull();
+    expect(a3!.waited).toBe(true);
     expect(slots.running("a")).toBe(2);
-    a2!();
-    a3!();
+    a2!.release();
+    a3!.release();
     expect(slots.running()).toBe(0);
   });
 
@@ -37,12 +40,12 @@ describe("StepSlots", () => {
     const order: string[] = [];
     const ask = (tenant: string, label: string) => void slots.acquire(tenant, never).then((release) => {
       order.push(label);
-      setImmediate(release!);
+      setImmediate(() => release!.release());
     });
     for (let i = 1; i <= 4; i++) ask("noisy", `noisy-${i}`);
     ask("quiet", "quiet-1");
     ask("quiet", "quiet-2");
-    first!();
+    first!.release();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(order).toEqual(["noisy-1", "quiet-1", "noisy-2", "quiet-2", "noisy-3", "noisy-4"]);
   });
@@ -53,7 +56,7 @@ describe("StepSlots", () => {
     await slots.acquire("noisy", never);
     const queued = Array.from({ length: 50 }, () => slots.acquire("noisy", never));
     expect(slots.waiting("noisy")).toBe(50);
-    expect(await slots.acquire("quiet", never)).toBeTypeOf("function");
+    expect(await slots.acquire("quiet", never)).toEqual({ release: expect.any(Function), waited: false });
     expect(slots.running("quiet")).toBe(1);
     expect(queued).toHaveLength(50);
   });
@@ -66,8 +69,8 @@ describe("StepSlots", () => {
     abort.abort("cancelled");
     expect(await waiting).toBeNull();
     expect(slots.waiting()).toBe(0);
-    held!();
-    expect(await slots.acquire("a", never)).toBeTypeOf("function");
+    held!.release();
+    expect(await slots.acquire("a", never)).toEqual({ release: expect.any(Function), waited: false });
     expect(await slots.acquire("b", AbortSignal.abort())).toBeNull();
   });
 
@@ -75,5 +78,17 @@ describe("StepSlots", () => {
     expect(holdsSlot("sleep")).toBe(false);
     expect(holdsSlot("http_request")).toBe(true);
     expect(holdsSlot("my_worker_handler")).toBe(true);
+  });
+
+  it("a tenant's own step limit, set by an operator, replaces the default for that tenant only", async () => {
+    const limits = { vip: { claimCap: null, maxConcurrency: null, maxSteps: 1 } } as Record<string, { claimCap: null; maxConcurrency: null; maxSteps: number }>;
+    const slots = stepSlots({ BULKHEAD_MAX_CONCURRENT_STEPS: 100, BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 3 }, { limitsOf: (tenantId) => limits[tenantId] });
+    await slots.acquire("vip", never);
+    const abort = new AbortController();
+    const second = slots.acquire("vip", abort.signal);
+    for (let i = 0; i < 3; i++) await slots.acquire("other", never);
+    expect([slots.running("vip"), slots.waiting("vip"), slots.running("other")]).toEqual([1, 1, 3]);
+    abort.abort();
+    expect(await second).toBeNull();
   });
 });

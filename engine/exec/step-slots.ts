@@ -12,6 +12,12 @@ export function holdsSlot(handler: string): boolean {
   return !TIMER_HANDLERS.has(handler);
 }
 
+export interface Slot {
+  release(): void;
+  /** The step queued for it (the tenant or the process was at its limit). */
+  waited: boolean;
+}
+
 interface Waiter {
   grant: (release: () => void) => void;
 }
@@ -29,17 +35,17 @@ export class StepSlots {
   ) {}
 
   /**
-   * Resolves with the slot's release once the step may run, or with null when `signal` aborts
-   * first (the request is withdrawn; nothing is held).
+   * Resolves with the slot once the step may run, or with null when `signal` aborts first (the
+   * request is withdrawn; nothing is held).
    */
-  acquire(tenantId: string, signal: AbortSignal): Promise<(() => void) | null> {
+  acquire(tenantId: string, signal: AbortSignal): Promise<Slot | null> {
     if (signal.aborted) return Promise.resolve(null);
-    if (!this.queues.has(tenantId) && this.fits(tenantId)) return Promise.resolve(this.take(tenantId));
+    if (!this.queues.has(tenantId) && this.fits(tenantId)) return Promise.resolve({ release: this.take(tenantId), waited: false });
     return new Promise((resolve) => {
       const waiter: Waiter = {
         grant: (release) => {
           signal.removeEventListener("abort", withdraw);
-          resolve(release);
+          resolve({ release, waited: true });
         },
       };
       const withdraw = () => {

@@ -19,6 +19,9 @@ export interface MinuteCounts {
   deferred: Partial<Record<DeferReason, number>>;
   lagBuckets: number[];
   backlogSamples: number[];
+  /** Step slots: the most the tenant held at once in this process, and its steps that had to wait. */
+  stepsPeak: number;
+  stepsWaited: number;
 }
 
 export interface MetricRow extends MinuteCounts {
@@ -44,7 +47,7 @@ export class TenantMetrics {
     if (!tenants) this.minutes.set(minute, (tenants = new Map()));
     let counts = tenants.get(tenantId);
     if (!counts) {
-      counts = { claimed: 0, completed: 0, failed: 0, deferred: {}, lagBuckets: new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0), backlogSamples: [] };
+      counts = { claimed: 0, completed: 0, failed: 0, deferred: {}, lagBuckets: new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0), backlogSamples: [], stepsPeak: 0, stepsWaited: 0 };
       tenants.set(tenantId, counts);
     }
     return counts;
@@ -70,6 +73,13 @@ export class TenantMetrics {
   written(progress: { tenantId: string; state: string; deferReason?: string | null }, at = Date.now()): void {
     if (progress.state === "completed" || progress.state === "failed") this.ended(progress.tenantId, progress.state, at);
     else if (progress.state === "scheduled" && progress.deferReason) this.deferred(progress.tenantId, progress.deferReason as DeferReason, at);
+  }
+
+  /** A step took a slot: the tenant now runs `running` steps; `waited` when it had to queue for it. */
+  step(tenantId: string, running: number, waited: boolean, at = Date.now()): void {
+    const counts = this.counts(tenantId, at);
+    if (running > counts.stepsPeak) counts.stepsPeak = running;
+    if (waited) counts.stepsWaited++;
   }
 
   /** How many of the tenant's instances were due but not claimed when sampled. */
@@ -102,6 +112,8 @@ export class TenantMetrics {
       for (const [reason, n] of Object.entries(row.deferred) as [DeferReason, number][]) counts.deferred[reason] = (counts.deferred[reason] ?? 0) + n;
       row.lagBuckets.forEach((n, i) => (counts.lagBuckets[i] = (counts.lagBuckets[i] ?? 0) + n));
       counts.backlogSamples.push(...row.backlogSamples);
+      counts.stepsPeak = Math.max(counts.stepsPeak, row.stepsPeak);
+      counts.stepsWaited += row.stepsWaited;
     }
   }
 }

@@ -304,7 +304,7 @@ describe("schedulers and placements", () => {
 describe("schedulers and tenant limits", () => {
   it("hold a tenant to its own in-flight limit and claim cap", async () => {
     const limited = (await makeTenant(db)).id;
-    await setTenantLimits(db.sql, limited, { claimCap: 1, maxConcurrency: 2 });
+    await setTenantLimits(db.sql, limited, { claimCap: 1, maxConcurrency: 2, maxSteps: null });
     await tenantView.refresh();
     const seq = await insertSequence(db, limited, [step("nap", "sleep", { params: { duration_ms: 300 } })]);
     await insertInstancesOf(db, limited, seq, 8);

@@ -90,7 +90,8 @@ export class Scheduler {
       breakers: this.breakers,
       progress: new ProgressWriter(this.store, deps.metrics === false ? undefined : (progress) => this.metrics.written(progress)),
       budgeted: this.budgeted,
-      slots: deps.slots ?? stepSlots(deps.config),
+      slots: deps.slots ?? stepSlots(deps.config, deps.tenants),
+      ...(deps.metrics === false ? {} : { metrics: this.metrics }),
       now: this.now,
       log: deps.log,
     });
@@ -347,7 +348,11 @@ const METRICS_FLUSH_MS = 5_000;
 const BACKLOG_SAMPLE_MS = 15_000;
 const METRICS_PRUNE_MS = 3_600_000;
 
-/** Step slots with the configured limits, for one process. */
-export function stepSlots(config: Pick<EngineConfig, "BULKHEAD_MAX_CONCURRENT_STEPS" | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT">): StepSlots {
-  return new StepSlots(config.BULKHEAD_MAX_CONCURRENT_STEPS, () => config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT);
+/** Step slots for one process: the configured limits, and each tenant's own step limit when an operator set one. */
+export function stepSlots(
+  config: Pick<EngineConfig, "BULKHEAD_MAX_CONCURRENT_STEPS" | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT">,
+  tenants?: Pick<TenantView, "limitsOf">,
+): StepSlots {
+  const perTenant = config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
+  return new StepSlots(config.BULKHEAD_MAX_CONCURRENT_STEPS, (tenantId) => tenants?.limitsOf(tenantId)?.maxSteps ?? perTenant);
 }

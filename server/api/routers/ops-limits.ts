@@ -22,22 +22,27 @@ export const opsLimitsRouter = router({
     return {
       claimCap: own?.claimCap ?? null,
       maxConcurrency: own?.maxConcurrency ?? null,
-      defaults: { claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT },
+      maxSteps: own?.maxSteps ?? null,
+      defaults: {
+        claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT,
+        maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT,
+      },
       budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
       rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
     };
   }),
 
-  /** The tenant's own claim cap and in-flight limit; null keeps the engine default (control plane: not held up by a move). */
+  /** The tenant's own claim cap, in-flight limit and step limit; null keeps the engine default (control plane: not held up by a move). */
   set: operatorTenantProcedure
-    .input(z.object({ claimCap: override, maxConcurrency: override }))
+    .input(z.object({ claimCap: override, maxConcurrency: override, maxSteps: override.default(null) }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.storage.setTenantLimits(input.tenantId, { claimCap: input.claimCap, maxConcurrency: input.maxConcurrency });
+      const limits = { claimCap: input.claimCap, maxConcurrency: input.maxConcurrency, maxSteps: input.maxSteps };
+      await ctx.services.storage.setTenantLimits(input.tenantId, limits);
       await recordAudit(ctx.services.prisma, {
         actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: "limits.set",
-        details: { claim_cap: input.claimCap, max_concurrency: input.maxConcurrency },
+        details: { claim_cap: input.claimCap, max_concurrency: input.maxConcurrency, max_steps: input.maxSteps },
       });
-      return { claimCap: input.claimCap, maxConcurrency: input.maxConcurrency };
+      return limits;
     }),
 
   /** Steps per period; 0 removes the budget. */

@@ -37,7 +37,7 @@ export function LimitsCard({ tenantId }: { tenantId: string }) {
     <>
       <h3>Claims and concurrency</h3>
       {/* Mounted once the limits are known, so the inputs start from the saved values. */}
-      <CapsForm tenantId={tenantId} claimCap={data.claimCap} maxConcurrency={data.maxConcurrency} defaults={data.defaults} />
+      <CapsForm tenantId={tenantId} claimCap={data.claimCap} maxConcurrency={data.maxConcurrency} maxSteps={data.maxSteps} defaults={data.defaults} />
       <h3>Step budget</h3>
       <BudgetSection tenantId={tenantId} budget={data.budget} />
       <h3>Rate limits</h3>
@@ -57,17 +57,19 @@ function useInvalidate() {
 }
 
 function CapsForm({
-  tenantId, claimCap, maxConcurrency, defaults,
+  tenantId, claimCap, maxConcurrency, maxSteps, defaults,
 }: {
   tenantId: string;
   claimCap: number | null;
   maxConcurrency: number | null;
-  defaults: { claimCap: number; maxConcurrency: number };
+  maxSteps: number | null;
+  defaults: { claimCap: number; maxConcurrency: number; maxSteps: number };
 }) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
   const [cap, setCap] = useState(claimCap?.toString() ?? "");
   const [concurrency, setConcurrency] = useState(maxConcurrency?.toString() ?? "");
+  const [steps, setSteps] = useState(maxSteps?.toString() ?? "");
   const save = useMutation(trpc.ops.limits.set.mutationOptions({ onSettled: invalidate }));
   const capDefault = defaults.claimCap === 0 ? "no cap" : defaults.claimCap.toLocaleString();
   const said = (value: number | null, fallback: string) => (value === null ? `the default (${fallback})` : value.toLocaleString());
@@ -76,15 +78,16 @@ function CapsForm({
     <>
       <p className="muted">
         The claim cap bounds the tenant&apos;s instances in one claim batch; the in-flight limit bounds its instances in flight per
-        engine process. Empty means the engine default. Engines follow a change within a second.
+        engine process; the step limit bounds its steps running at once per engine process (every parallel branch counts).
+        Empty means the engine default. Engines follow a change within a second.
       </p>
       <ChangeError what="save the limits" error={save.error} />
       <form
         className="form-row"
-        aria-label="Claim cap and in-flight limit"
+        aria-label="Claim cap, in-flight limit and step limit"
         onSubmit={(event) => {
           event.preventDefault();
-          save.mutate({ tenantId, claimCap: override(cap), maxConcurrency: override(concurrency) });
+          save.mutate({ tenantId, claimCap: override(cap), maxConcurrency: override(concurrency), maxSteps: override(steps) });
         }}
       >
         <label>
@@ -115,13 +118,28 @@ function CapsForm({
             onChange={(event) => { setConcurrency(event.target.value); save.reset(); }}
           />
         </label>
+        <label>
+          Step limit
+          <input
+            className="input"
+            name="maxSteps"
+            type="number"
+            min={1}
+            max={MAX_INT4}
+            step={1}
+            placeholder={`default: ${defaults.maxSteps.toLocaleString()}`}
+            value={steps}
+            onChange={(event) => { setSteps(event.target.value); save.reset(); }}
+          />
+        </label>
         <button className="btn btn-primary" type="submit" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save limits"}
         </button>
       </form>
       {save.data && (
         <p className="status-line" role="status">
-          Saved: claim cap {said(save.data.claimCap, capDefault)}, in-flight limit {said(save.data.maxConcurrency, defaults.maxConcurrency.toLocaleString())}.
+          Saved: claim cap {said(save.data.claimCap, capDefault)}, in-flight limit {said(save.data.maxConcurrency, defaults.maxConcurrency.toLocaleString())}, step
+          limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString())}.
         </p>
       )}
     </>
