@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<void>> = {
   breaker: () => import("./breaker.ts").then((m) => m.main()),
   "claim-latency": () => import("./claim-latency.ts").then((m) => m.main()),
   "instance-list": () => import("./instance-list.ts").then((m) => m.main()),
+  fanout: () => import("./fanout.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";
