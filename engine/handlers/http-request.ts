@@ -55,7 +55,7 @@ export function createHttpRequest(guard: OutboundGuard): Handler {
       headers["content-type"] ??= "application/json";
     }
     const started = performance.now();
-    const result = await sendOutbound({ method, url, headers, body: payload, timeoutMs: timeout_ms, signal: input.signal }, guard);
+    const result = await sendOutbound({ tenantId: input.tenantId, method, url, headers, body: payload, timeoutMs: timeout_ms, signal: input.signal }, guard);
     // Host only: paths and queries may carry secrets.
     input.log.debug(
       { block_id: input.blockId, method, host: url.host, status: result.ok ? result.response.status : null, ms: Math.round(performance.now() - started) },

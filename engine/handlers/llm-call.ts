@@ -38,7 +38,7 @@ export function createLlmCall(guard: OutboundGuard): Handler {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
     if (api_key) headers.authorization = `Bearer ${api_key}`;
     const body = Buffer.from(JSON.stringify({ model, messages, temperature, max_tokens, stream: false }));
-    const result = await sendOutbound({ method: "POST", url, headers, body, timeoutMs: timeout_ms, signal: input.signal }, guard);
+    const result = await sendOutbound({ tenantId: input.tenantId, method: "POST", url, headers, body, timeoutMs: timeout_ms, signal: input.signal }, guard);
     if (!result.ok) return failure(result.retryable, result.message);
     const rejected = statusFailure(result.response);
     if (rejected) return rejected;

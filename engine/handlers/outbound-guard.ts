@@ -168,6 +168,15 @@ function normalizeHost(host: string): string {
   return host.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
 }
 
+/**
+ * The host an outbound request is counted against (per (tenant, host) slots): `host:port` as the
+ * step named it, before DNS, lower case, the port made explicit (`[ipv6]:port` for IPv6).
+ */
+export function hostKey(url: URL): string {
+  const host = normalizeHost(url.hostname);
+  return `${net.isIPv6(host) ? `[${host}]` : host}:${effectivePort(url)}`;
+}
+
 function effectivePort(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 }

@@ -1,11 +1,14 @@
 // One guarded HTTP exchange, shared by http_request and llm_call: every hop (the first request
-// and each redirect) is vetted by the outbound guard and connected to the vetted address; the
-// whole exchange has one deadline; the response body is capped.
+// and each redirect) first takes one of the tenant's slots for its host (waiting for one when the
+// tenant is at its bound), is vetted by the outbound guard and connected to the vetted address;
+// the whole exchange has one deadline, which runs while a slot is held (waiting for a slot is
+// ended only by the step's signal); the response body is capped.
 import http from "node:http";
 import https from "node:https";
 import { addAbortSignal, pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
-import { pinnedLookup, vetTarget, type AllowList, type Lookup, type ResolvedAddress } from "./outbound-guard.ts";
+import type { HostSlots } from "./host-slots.ts";
+import { hostKey, pinnedLookup, vetTarget, type AllowList, type Lookup, type ResolvedAddress } from "./outbound-guard.ts";
 import { failure, type HandlerOutcome } from "./types.ts";
 
 /**
@@ -18,14 +21,19 @@ export const MAX_REDIRECTS = 5;
 export interface OutboundGuard {
   allow: AllowList;
   lookup: Lookup;
+  /** Concurrent requests per (tenant, host), shared by every handler that sends. */
+  slots: HostSlots;
 }
 
 export interface OutboundRequest {
+  /** Whose slots the request takes. */
+  tenantId: string;
   method: string;
   url: URL;
   /** Lower-case names. */
   headers: Record<string, string>;
   body?: Buffer;
+  /** The exchange's deadline, counted while it holds a slot (not while it waits for one). */
   timeoutMs: number;
   /** The step's signal (timeout or cancellation). */
   signal: AbortSignal;
@@ -55,18 +63,47 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Credentials meant for one origin are not forwarded to another one by a redirect. */
 const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
+/**
+ * A deadline that only runs while started: paused while a hop waits for a slot, so the wait (which
+ * the bound causes, not the target) never turns into a timeout of the request.
+ */
+class Deadline {
+  private remaining: number;
+  private since = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    budgetMs: number,
+    private readonly expire: () => void,
+  ) {
+    this.remaining = budgetMs;
+  }
+
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.since = performance.now();
+    this.timer = setTimeout(this.expire, Math.max(0, this.remaining));
+  }
+
+  pause(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.remaining -= performance.now() - this.since;
+  }
+}
+
 export async function sendOutbound(request: OutboundRequest, guard: OutboundGuard): Promise<OutboundResult> {
   // One controller for both ways to stop, with the reason as a typed failure.
   const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new OutboundFailure(true, `request timed out after ${request.timeoutMs} ms`)),
-    request.timeoutMs,
+  const deadline = new Deadline(request.timeoutMs, () =>
+    controller.abort(new OutboundFailure(true, `request timed out after ${request.timeoutMs} ms`)),
   );
   const onAbort = () => controller.abort(new OutboundFailure(true, "request aborted"));
   if (request.signal.aborted) onAbort();
   else request.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return { ok: true, response: await follow(request, guard, controller.signal) };
+    return { ok: true, response: await follow(request, guard, controller.signal, deadline) };
   } catch (error) {
     const cause = controller.signal.aborted ? controller.signal.reason : error;
     if (cause instanceof OutboundFailure) return { ok: false, retryable: cause.retryable, message: cause.message };
@@ -75,28 +112,39 @@ export async function sendOutbound(request: OutboundRequest, guard: OutboundGuar
     if (typeof code === "string") return { ok: false, retryable: true, message: `network error: ${code}` };
     throw error;
   } finally {
-    clearTimeout(timer);
+    deadline.pause();
     request.signal.removeEventListener("abort", onAbort);
   }
 }
 
-async function follow(request: OutboundRequest, guard: OutboundGuard, signal: AbortSignal): Promise<OutboundResponse> {
+async function follow(request: OutboundRequest, guard: OutboundGuard, signal: AbortSignal, deadline: Deadline): Promise<OutboundResponse> {
   let { url, method, body } = request;
   const headers = { ...request.headers };
   for (let redirects = 0; ; redirects++) {
-    const vetted = await abortable(vetTarget(url, guard), signal);
-    if (!vetted.ok) throw new OutboundFailure(vetted.retryable, vetted.message);
-    const response = await exchange(url, method, headers, body, vetted.addresses, signal);
-    const location = response.headers.location;
-    if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
-      return {
-        status: response.statusCode ?? 0,
-        statusText: response.statusMessage ?? "",
-        headers: flattenHeaders(response.headers),
-        body: decodeBody(response.headers["content-type"], await readBody(response, signal)),
-      };
+    // Before DNS and the socket; a redirect gives its slot back and takes one for the next host.
+    const release = await guard.slots.acquire(request.tenantId, hostKey(url), signal);
+    let response: http.IncomingMessage;
+    let location: string | undefined;
+    try {
+      deadline.start();
+      const vetted = await abortable(vetTarget(url, guard), signal);
+      if (!vetted.ok) throw new OutboundFailure(vetted.retryable, vetted.message);
+      response = await exchange(url, method, headers, body, vetted.addresses, signal);
+      location = response.headers.location;
+      if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
+        return {
+          status: response.statusCode ?? 0,
+          statusText: response.statusMessage ?? "",
+          headers: flattenHeaders(response.headers),
+          body: decodeBody(response.headers["content-type"], await readBody(response, signal)),
+        };
+      }
+      response.destroy();
+    } finally {
+      // The response is read in full (or abandoned) and the request done: the slot is free.
+      deadline.pause();
+      release();
     }
-    response.destroy();
     if (redirects === MAX_REDIRECTS) throw new OutboundFailure(false, `too many redirects (more than ${MAX_REDIRECTS})`);
     let next: URL;
     try {

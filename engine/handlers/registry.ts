@@ -5,6 +5,7 @@ import { fail } from "./fail.ts";
 import { createHttpRequest } from "./http-request.ts";
 import { createLlmCall } from "./llm-call.ts";
 import { log } from "./log.ts";
+import { DEFAULT_OUTBOUND_PER_HOST, HostSlots } from "./host-slots.ts";
 import { humanReview } from "./human-review.ts";
 import { noop } from "./noop.ts";
 import { parseAllowList, systemLookup, type Lookup } from "./outbound-guard.ts";
@@ -43,10 +44,21 @@ export interface BuiltInHandlerOptions {
   httpAllow: readonly string[];
   /** DNS resolution for the outbound guard; dns.lookup unless a test passes a fake. */
   lookup?: Lookup;
+  /**
+   * Concurrent http_request / llm_call requests one tenant may have open to one host (`host:port`
+   * as the step names it); over it a step waits for a slot. DEFAULT_OUTBOUND_PER_HOST (16) for
+   * every tenant unless given; a function so per-tenant overrides can plug in.
+   */
+  outboundPerHost?: (tenantId: string) => number;
 }
 
 export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRegistry {
-  const guard = { allow: parseAllowList(options.httpAllow), lookup: options.lookup ?? systemLookup };
+  const guard = {
+    allow: parseAllowList(options.httpAllow),
+    lookup: options.lookup ?? systemLookup,
+    // One set of slots for both handlers: a tenant's llm_call and http_request to one host share the bound.
+    slots: new HostSlots(options.outboundPerHost ?? (() => DEFAULT_OUTBOUND_PER_HOST)),
+  };
   return new HandlerRegistry([
     ["noop", noop],
     ["log", log],

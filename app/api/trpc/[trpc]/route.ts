@@ -1,17 +1,10 @@
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { appRouter } from "../../../../server/api/root.ts";
-import { createContext } from "../../../../server/api/trpc.ts";
+import { handleTrpcRequest } from "../../../../server/api/handler.ts";
 import { auth } from "../../../../server/auth/index.ts";
 import { services } from "../../../../server/services.ts";
 
-async function handler(req: Request) {
-  const session = await auth();
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: () => createContext(services(), session?.user?.id ?? null),
-  });
+// The body cap (1 MiB) is checked first; the session is read only for a body that fits.
+function handler(req: Request) {
+  return handleTrpcRequest(req, { services, userId: async () => (await auth())?.user?.id ?? null });
 }
 
 export { handler as GET, handler as POST };
