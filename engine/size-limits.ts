@@ -11,7 +11,7 @@ export const SIZE_LIMITS = {
   context: 256 * KIB,
   /** A signal's payload: update_context and human input end up in a context. */
   signalPayload: 256 * KIB,
-  /** A worker's heartbeat checkpoint (E.19). A worker's output has no cap of its own. */
+  /** A worker's heartbeat checkpoint (E.19). A worker's complete output is held to the context cap: it is merged into context.data. */
   checkpoint: 256 * KIB,
 } as const;
 

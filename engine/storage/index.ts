@@ -29,8 +29,9 @@ import { MoveStore } from "./move-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import {
-  completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks, pollWorkerTasks,
-  workerTaskStats, type PollRequest, type WorkerLease, type WorkerTaskFilter,
+  compareFleetRank, completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks,
+  pollFleetWorkerTasks, pollWorkerTasks, rankFleetWorkerTasks, workerTaskOwner, workerTaskStats,
+  type FleetTask, type PollRequest, type WorkerLease, type WorkerTaskFilter,
 } from "./worker-tasks.ts";
 
 export { StorageBackends } from "./backends.ts";
@@ -51,7 +52,7 @@ export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } 
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
 export {
-  WORKER_TASK_STATES, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
+  FLEET_CLAIMED_PER_TENANT, WORKER_TASK_STATES, type FleetTask, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
 } from "./worker-tasks.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
@@ -337,7 +338,7 @@ export class TenantStore {
 /** What a write to a tenant being moved is told; REST adds Retry-After. */
 export const tenantMoving = () => new AppError("unavailable", "the tenant is being moved to another backend; retry shortly");
 
-const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner } as const;
+const OWNER_LOOKUPS = { instance: instanceOwner, sequence: sequenceOwner, worker_task: workerTaskOwner } as const;
 
 export class Storage {
   readonly router: TenantPartitionRouter;
@@ -427,6 +428,54 @@ export class Storage {
   async metricsOfEveryTenant(from: Date, to: Date, backendIds?: string[]): Promise<MetricRow[]> {
     const rows = await this.rowsWherePlaced((pool) => readTenantMetrics(pool, from, to), backendIds);
     return rows.sort((a, b) => a.minute.getTime() - b.minute.getTime() || (a.tenantId < b.tenantId ? -1 : 1));
+  }
+
+  /**
+   * The operator's fleet poll (wire-format T): claims up to `poll.limit` pending tasks of the
+   * handler (and queue) across every tenant, round robin (each tenant's oldest, then each one's
+   * next, …; tenants by their oldest candidate), a tenant holding `claimedCap` claimed tasks of
+   * the handler getting none. A tenant's tasks count only on the backend it is placed on now,
+   * and not at all while it is quiesced for a move. With tenants on several backends, each
+   * backend's candidates are ranked first (nothing locked) and merged in the same order, so
+   * each backend then claims exactly its share of the round robin. A backend that fails is left
+   * out and named in `failed` (its tenants get nothing this time), so one backend down does not
+   * stop the fleet serving the others; the poll throws only when every backend failed.
+   */
+  async pollWorkerTasksOfEveryTenant(
+    poll: PollRequest,
+    options: { claimedCap?: number } = {},
+  ): Promise<{ tasks: FleetTask[]; failed: { backendId: string; error: unknown }[] }> {
+    if (poll.limit <= 0) return { tasks: [], failed: [] };
+    const tenantsOn = new Map<string, string[]>();
+    for (const placement of await this.listPlacements()) {
+      if (placement.quiescedAt !== null || !this.backends.has(placement.backendId)) continue;
+      let tenants = tenantsOn.get(placement.backendId);
+      if (!tenants) tenantsOn.set(placement.backendId, (tenants = []));
+      tenants.push(placement.tenantId);
+    }
+    const request = (backendId: string, limit: number) => ({ ...poll, limit, tenants: tenantsOn.get(backendId)!, claimedCap: options.claimedCap });
+    const failed: { backendId: string; error: unknown }[] = [];
+    /** Runs `work` on every backend in `ids`; the answers of those that did not fail, the failures kept. */
+    const onEach = async <T>(ids: string[], work: (id: string) => Promise<T[]>): Promise<T[]> => {
+      const settled = await Promise.allSettled(ids.map(work));
+      return settled.flatMap((result, index) => {
+        if (result.status === "fulfilled") return result.value;
+        failed.push({ backendId: ids[index]!, error: result.reason });
+        return [];
+      });
+    };
+
+    let shares = new Map([...tenantsOn.keys()].map((id) => [id, poll.limit]));
+    if (shares.size > 1) {
+      const ranks = await onEach([...shares.keys()], async (id) =>
+        (await rankFleetWorkerTasks(this.backends.get(id).pool, request(id, poll.limit))).map((rank) => ({ ...rank, backendId: id })),
+      );
+      shares = new Map();
+      for (const rank of ranks.sort(compareFleetRank).slice(0, poll.limit)) shares.set(rank.backendId, (shares.get(rank.backendId) ?? 0) + 1);
+    }
+    const tasks = await onEach([...shares.keys()], (id) => pollFleetWorkerTasks(this.backends.get(id).pool, request(id, shares.get(id)!)));
+    if (failed.length > 0 && new Set(failed.map((f) => f.backendId)).size === tenantsOn.size) throw failed[0]!.error;
+    return { tasks: tasks.sort(compareFleetRank), failed };
   }
 
   /** Each registered backend: whether it answers within `timeoutMs`, and how fast (null: it did not). */

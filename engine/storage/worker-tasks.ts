@@ -6,12 +6,15 @@
 // `claimed` by the same worker under the same epoch. Every refusal of a known task is recorded as
 // a `stale_mutation_rejected` attempt event, in the same statement as the check.
 //
-// Every statement is scoped by tenant_id (a worker sees only its key's tenant), except the
-// reaper's sweep, which serves the whole backend and keys each row it touches by the row's own
-// tenant_id. Each write is one statement: atomic without a transaction, one round trip.
+// Every statement is scoped by tenant_id (a worker sees only its key's tenant), except three:
+// the reaper's sweep, which serves the whole backend and keys each row it touches by the row's
+// own tenant_id; the operator's fleet poll, which is scoped by the list of tenants placed on the
+// backend (and not being moved) that its caller passes; and workerTaskOwner, which serves
+// Storage.locate. Each write is one statement: atomic without a transaction, one round trip
+// (the fleet poll adds a lock taken in its own statement first, see pollFleetWorkerTasks).
 import { rejectUnstorableText } from "./instance-records.ts";
-import type { Queryable } from "./transaction.ts";
-import type { TenantId } from "./ids.ts";
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
+import { asTenantId, type TenantId } from "./ids.ts";
 
 export const WORKER_TASK_STATES = ["pending", "claimed", "completed", "failed"] as const;
 export type WorkerTaskState = (typeof WORKER_TASK_STATES)[number];
@@ -172,6 +175,9 @@ WITH picked AS (
 )
 SELECT ${TASK_COLUMNS} FROM claimed ORDER BY created_at, id`;
 
+/** The tenant poll's texts, plain and by queue (exported for the plan test). */
+export const POLL_SQL = { plain: pollSql(false), queue: pollSql(true) } as const;
+
 /** Claims up to `limit` of the tenant's pending tasks for the handler (and queue), oldest first. */
 export async function pollWorkerTasks(db: Queryable, tenantId: TenantId, poll: PollRequest): Promise<WorkerTaskRecord[]> {
   if (poll.limit <= 0) return [];
@@ -179,11 +185,197 @@ export async function pollWorkerTasks(db: Queryable, tenantId: TenantId, poll: P
   const values: unknown[] = [tenantId, poll.handlerName, poll.workerId, poll.limit];
   if (byQueue) values.push(poll.queueName);
   try {
-    const { rows } = await db.query<TaskRow>({ name: byQueue ? "poll_worker_tasks_queue" : "poll_worker_tasks", text: pollSql(byQueue), values });
+    const { rows } = await db.query<TaskRow>({ name: byQueue ? "poll_worker_tasks_queue" : "poll_worker_tasks", text: byQueue ? POLL_SQL.queue : POLL_SQL.plain, values });
     return rows.map(toTask);
   } catch (error) {
     throw rejectUnstorableText(error);
   }
+}
+
+/**
+ * A fleet poll passes over a tenant that already holds this many `claimed` tasks of the handler,
+ * so one tenant's backlog cannot take every fleet worker (DESIGN.md, the resource ledger).
+ */
+export const FLEET_CLAIMED_PER_TENANT = 64;
+
+export interface FleetPollRequest extends PollRequest {
+  /** Only these tenants' tasks: those placed on this backend now and not quiesced for a move. */
+  tenants: readonly string[];
+  /** The per-tenant cap on claimed tasks of the handler (FLEET_CLAIMED_PER_TENANT by default). */
+  claimedCap?: number;
+}
+
+/** Where a candidate stands in the fleet's round robin: by round, then by its tenant's oldest candidate. */
+export interface FleetRank {
+  tenantId: TenantId;
+  /** 1 for the tenant's oldest candidate, 2 for its next, and so on. */
+  round: number;
+  /** When the tenant's oldest candidate was created: the order of tenants within a round. */
+  firstAt: Date;
+}
+
+/** A task a fleet poll claimed, with its tenant and its place in the round robin. */
+export interface FleetTask extends WorkerTaskRecord, FleetRank {}
+
+/** The round-robin order, the same within a backend and across backends (their tenants are disjoint). */
+export function compareFleetRank(a: FleetRank, b: FleetRank): number {
+  return a.round - b.round || a.firstAt.getTime() - b.firstAt.getTime() || (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : 0);
+}
+
+// The fleet's candidates, fair across tenants, reading indexes only (worker_tasks_pending_idx and
+// worker_tasks_fleet_claimed_idx):
+//   tenants:  a loose index scan over the tenants with pending tasks of the handler, one index
+//             descent each (cost ~ tenants, however long one tenant's backlog). It starts below
+//             every tenant id ('', never one: ids are slugs) so every descent has the same shape,
+//             `tenant_id > previous` under `handler_name`, the one worker_tasks_pending_idx serves,
+//   eligible: those placed here and not being moved ($2, hashed), each with its room under the
+//             cap of claimed tasks of the handler ($4; the count stops at the cap); none left
+//             for a tenant at the cap,
+//   rounds:   round 1 is each eligible tenant's oldest pending task (of the queue, $5); round
+//             k + 1 is the task after its round-k task, for a tenant that has room for k + 1.
+//             One index descent per row. A recursive query yields whole rounds in order, so
+//             `picked` reads only the first limit + tenants rows (cost ~ limit + tenants): that
+//             always holds every round that fits in `limit` plus all of the next one,
+//   picked:   the first `limit` ($3) of those by round, then by the tenant's oldest task (the
+//             order of tenants in every round), then tenant id.
+const fleetCandidates = (byQueue: boolean) => {
+  const queue = byQueue ? "AND queue_name = $5" : "";
+  return `
+WITH RECURSIVE tenants AS (
+  SELECT ''::text AS tenant_id
+  UNION ALL
+  SELECT (SELECT w.tenant_id FROM worker_tasks w
+           WHERE w.state = 'pending' AND w.handler_name = $1 AND w.tenant_id > tenants.tenant_id
+           ORDER BY w.tenant_id LIMIT 1)
+    FROM tenants WHERE tenants.tenant_id IS NOT NULL
+), eligible AS MATERIALIZED (
+  SELECT t.tenant_id, r.room
+    FROM tenants t
+    JOIN unnest($2::text[]) AS placed(tenant_id) ON placed.tenant_id = t.tenant_id
+    CROSS JOIN LATERAL (
+      SELECT $4::int - count(*)::int AS room
+        FROM (SELECT 1 FROM worker_tasks c
+               WHERE c.state = 'claimed' AND c.handler_name = $1 AND c.tenant_id = t.tenant_id
+               LIMIT $4::int) held
+    ) r
+   WHERE r.room > 0
+), rounds AS (
+  SELECT e.tenant_id, e.room, f.id, f.created_at, 1 AS round, f.created_at AS first_at
+    FROM eligible e
+    CROSS JOIN LATERAL (
+      SELECT id, created_at FROM worker_tasks
+       WHERE state = 'pending' AND handler_name = $1 AND tenant_id = e.tenant_id ${queue}
+       ORDER BY created_at, id LIMIT 1
+    ) f
+  UNION ALL
+  SELECT r.tenant_id, r.room, n.id, n.created_at, r.round + 1, r.first_at
+    FROM rounds r
+    CROSS JOIN LATERAL (
+      SELECT id, created_at FROM worker_tasks
+       WHERE state = 'pending' AND handler_name = $1 AND tenant_id = r.tenant_id ${queue}
+         AND (created_at, id) > (r.created_at, r.id)
+       ORDER BY created_at, id LIMIT 1
+    ) n
+   WHERE r.round < least(r.room, $3::int)
+), picked AS (
+  SELECT id, tenant_id, round, first_at
+    FROM (SELECT * FROM rounds LIMIT $3::int + (SELECT count(*) FROM eligible)) enough
+   ORDER BY round, first_at, tenant_id
+   LIMIT $3::int
+)`;
+};
+
+// winners: the picked tasks locked, skipping any a concurrent poller holds (SKIP LOCKED) and any
+//          it claimed after this snapshot (the state re-check on the locked row).
+// claimed: those tasks under a new lease (worker id: the last parameter); the epoch bump fences
+//          any earlier holder.
+// events:  one `claimed` event each.
+const fleetPollSql = (byQueue: boolean) => `${fleetCandidates(byQueue)}, winners AS (
+  SELECT w.id, picked.round, picked.first_at
+    FROM worker_tasks w JOIN picked ON w.id = picked.id
+   WHERE w.state = 'pending'
+   FOR UPDATE OF w SKIP LOCKED
+), claimed AS (
+  UPDATE worker_tasks t
+     SET state = 'claimed', worker_id = $${byQueue ? 6 : 5}, claimed_at = now(), heartbeat_at = now(), claim_epoch = t.claim_epoch + 1
+    FROM winners
+   WHERE t.id = winners.id
+  RETURNING t.*, winners.round, winners.first_at
+), events AS (
+  INSERT INTO worker_task_attempts (tenant_id, task_id, event, worker_id, claim_epoch)
+  SELECT tenant_id, id, 'claimed', worker_id, claim_epoch FROM claimed
+)
+SELECT tenant_id, round, first_at, ${TASK_COLUMNS} FROM claimed ORDER BY round, first_at, tenant_id`;
+
+// The same candidates, read without locking or claiming: how a poll across several backends
+// learns how many of its `limit` each backend's tenants win (Storage.pollWorkerTasksOfEveryTenant).
+const fleetRankSql = (byQueue: boolean) => `${fleetCandidates(byQueue)}
+SELECT tenant_id, round, first_at FROM picked ORDER BY round, first_at, tenant_id`;
+
+/** The fleet poll's two texts, claim and rank, plain and by queue (exported for the plan test). */
+export const FLEET_SQL = {
+  poll: fleetPollSql(false), pollQueue: fleetPollSql(true), rank: fleetRankSql(false), rankQueue: fleetRankSql(true),
+} as const;
+
+/**
+ * Fleet polls of one handler on one backend take turns, so the cap sees every claim made before:
+ * two concurrent polls would otherwise both count the same room. The lock is the transaction's,
+ * taken in a statement of its own so the poll's snapshot starts after the previous poll's commit.
+ */
+const FLEET_LOCK = "SELECT pg_advisory_xact_lock(hashtext('worker_fleet_poll'), hashtext($1))";
+
+/** $1 handler, $2 tenants, $3 limit, $4 cap, then $5 the queue (queue polls only). */
+function fleetValues(poll: FleetPollRequest): unknown[] {
+  const values: unknown[] = [poll.handlerName, poll.tenants, poll.limit, poll.claimedCap ?? FLEET_CLAIMED_PER_TENANT];
+  if (poll.queueName !== null) values.push(poll.queueName);
+  return values;
+}
+
+/**
+ * The operator's fleet poll on one backend: claims up to `limit` pending tasks of the handler
+ * (and queue) across `poll.tenants`, round robin: every tenant's oldest task, then every tenant's
+ * next, …, a tenant holding `claimedCap` claimed tasks of the handler getting none. Answered in
+ * that order, each task with its tenant.
+ */
+export async function pollFleetWorkerTasks(db: Connectable, poll: FleetPollRequest): Promise<FleetTask[]> {
+  if (poll.limit <= 0 || poll.tenants.length === 0) return [];
+  const byQueue = poll.queueName !== null;
+  try {
+    const rows = await inTransaction(db, async (client) => {
+      await client.query({ name: "fleet_poll_lock", text: FLEET_LOCK, values: [poll.handlerName] });
+      const result = await client.query<TaskRow & { tenant_id: string; round: number; first_at: Date }>({
+        name: byQueue ? "poll_fleet_worker_tasks_queue" : "poll_fleet_worker_tasks",
+        text: byQueue ? FLEET_SQL.pollQueue : FLEET_SQL.poll,
+        values: [...fleetValues(poll), poll.workerId],
+      });
+      return result.rows;
+    });
+    return rows.map((row) => ({ ...toTask(row), tenantId: asTenantId(row.tenant_id), round: Number(row.round), firstAt: row.first_at }));
+  } catch (error) {
+    throw rejectUnstorableText(error);
+  }
+}
+
+/** The candidates pollFleetWorkerTasks would claim now, in the same order; nothing is locked or changed. */
+export async function rankFleetWorkerTasks(db: Queryable, poll: FleetPollRequest): Promise<FleetRank[]> {
+  if (poll.limit <= 0 || poll.tenants.length === 0) return [];
+  const byQueue = poll.queueName !== null;
+  const { rows } = await db.query<{ tenant_id: string; round: number; first_at: Date }>({
+    name: byQueue ? "rank_fleet_worker_tasks_queue" : "rank_fleet_worker_tasks",
+    text: byQueue ? FLEET_SQL.rankQueue : FLEET_SQL.rank,
+    values: fleetValues(poll),
+  });
+  return rows.map((row) => ({ tenantId: asTenantId(row.tenant_id), round: Number(row.round), firstAt: row.first_at }));
+}
+
+/** For Storage.locate: the tenant whose task this is on this backend, or null. */
+export async function workerTaskOwner(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ tenant_id: string }>({
+    name: "worker_task_owner",
+    text: "SELECT tenant_id FROM worker_tasks WHERE id = $1",
+    values: [id],
+  });
+  return rows[0]?.tenant_id ?? null;
 }
 
 // known:    the task as this statement sees it; no row: unknown, or another tenant's.

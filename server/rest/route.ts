@@ -66,13 +66,16 @@ export function requireStore(context: RestContext<unknown>): TenantStore {
   throw new AppError("invalid_argument", "an operator key must name the tenant (X-Tenant-Id header or tenant_id)");
 }
 
+/** What each kind of object storeOwning looks up is called in its 404 (the routes' `notFound`). */
+const OWNED = { instance: "instance", sequence: "sequence", worker_task: "worker task" } as const;
+
 /**
  * The store to read object `id` from: the acting tenant's, or, for an operator key that named
  * no tenant, the owner's as found on the backends and confirmed by the partition router.
  */
-export async function storeOwning(context: RestContext<unknown>, kind: "instance" | "sequence", id: string): Promise<TenantStore> {
+export async function storeOwning(context: RestContext<unknown>, kind: keyof typeof OWNED, id: string): Promise<TenantStore> {
   const store = context.store ?? (await context.services.storage.locate(kind, id));
-  if (!store) throw notFound(kind);
+  if (!store) throw notFound(OWNED[kind]);
   if (store.quiesced && isWrite(context.request)) throw tenantMoving();
   return store;
 }

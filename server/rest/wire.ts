@@ -96,6 +96,11 @@ export function wireWorkerTask(task: WorkerTaskRecord) {
   };
 }
 
+/** A task of the operator's fleet poll (wire-format T): `<WorkerTask>` plus the additive `tenant_id`. */
+export function wireFleetTask(task: WorkerTaskRecord & { tenantId: string }) {
+  return { ...wireWorkerTask(task), tenant_id: task.tenantId };
+}
+
 /** An entry of `GET /workers/tasks/{id}/attempts`; worker_id and reason are omitted when unset. */
 export function wireWorkerTaskAttempt(attempt: WorkerTaskAttempt) {
   return {

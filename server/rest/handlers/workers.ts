@@ -1,14 +1,19 @@
-// External workers (E.15-E.22, wire-format H): poll, report under a fenced lease, and read. A
-// worker acts for its key's tenant only; an operator key must name the tenant. A task of another
-// tenant is looked up in the acting tenant's rows only, so it is simply not found.
+// External workers (E.15-E.22, wire-format H and T): poll, report under a fenced lease, and read.
+// A tenant key acts for its own tenant only: a task of another tenant is looked up in the acting
+// tenant's rows only, so it is simply not found. An operator key acts for the tenant it names;
+// one that names none is the fleet (T): its poll spans every tenant, round robin, and it may
+// complete, fail and heartbeat any tenant's task, the lease (worker_id + claim_epoch) fencing it
+// exactly as for a tenant key. Every other worker route needs a tenant named.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
-import { checkSize } from "../../../engine/size-limits.ts";
-import { WORKER_TASK_STATES, type ReportOutcome, type WorkerTaskFilter, type WorkerTaskState } from "../../../engine/storage/index.ts";
+import { checkSize, jsonSize, SIZE_LIMITS } from "../../../engine/size-limits.ts";
+import {
+  WORKER_TASK_STATES, type ReportOutcome, type TenantStore, type WorkerTaskFilter, type WorkerTaskState,
+} from "../../../engine/storage/index.ts";
 import { countParam, shape } from "../body.ts";
 import { empty, json } from "../http.ts";
-import { requireStore, type BodySpec, type RestContext } from "../route.ts";
-import { wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
+import { requireStore, storeOwning, type BodySpec, type RestContext } from "../route.ts";
+import { wireFleetTask, wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
 
 /** The most tasks one poll claims (E.15); a larger limit is clamped. */
 export const POLL_LIMIT = 1000;
@@ -79,8 +84,12 @@ export const heartbeatBody = bodyOf(HeartbeatRequest);
 
 async function poll(context: RestContext<PollRequest>, queueName: string | null): Promise<Response> {
   const { handler_name, worker_id, limit } = context.body;
-  const tasks = await requireStore(context).pollWorkerTasks({ handlerName: handler_name, queueName, workerId: worker_id, limit });
-  return json(200, tasks.map(wireWorkerTask));
+  const request = { handlerName: handler_name, queueName, workerId: worker_id, limit };
+  if (context.store) return json(200, (await context.store.pollWorkerTasks(request)).map(wireWorkerTask));
+  // An operator key that named no tenant: the fleet.
+  const { tasks, failed } = await context.services.storage.pollWorkerTasksOfEveryTenant(request);
+  for (const { backendId, error } of failed) context.log.warn({ err: error, backend: backendId }, "fleet poll: backend left out");
+  return json(200, tasks.map(wireFleetTask));
 }
 
 export function pollTasks(context: RestContext<PollRequest>): Promise<Response> {
@@ -93,6 +102,23 @@ export function pollQueueTasks(context: RestContext<QueuePollRequest>): Promise<
 
 const lease = (body: { worker_id: string; claim_epoch: number }) => ({ workerId: body.worker_id, claimEpoch: body.claim_epoch });
 
+/**
+ * The store of the task a report names: the acting tenant's (a task of another tenant is then
+ * not found), or for the fleet the task's owner, located on the backend its tenant is placed on.
+ */
+const taskStore = (context: RestContext<unknown>): Promise<TenantStore> => storeOwning(context, "worker_task", context.params.id!);
+
+/**
+ * The engine merges a completion's output into the instance's context.data, so it gets the
+ * context's cap (413, nothing stored), worded as the other size refusals are (size-limits.ts).
+ */
+function checkOutputSize(output: unknown): void {
+  const size = jsonSize(output);
+  if (size > SIZE_LIMITS.context) {
+    throw new AppError("payload_too_large", `output is ${size} bytes, exceeding the maximum of ${SIZE_LIMITS.context} bytes`, ["output"]);
+  }
+}
+
 function answer(outcome: ReportOutcome): Response {
   if (outcome === "not_found") throw notFound("worker task");
   if (outcome === "stale") throw leaseChanged();
@@ -101,13 +127,14 @@ function answer(outcome: ReportOutcome): Response {
 
 export async function completeTask(context: RestContext<CompleteRequest>): Promise<Response> {
   const { body } = context;
-  return answer(await requireStore(context).completeWorkerTask(context.params.id!, lease(body), body.output));
+  checkOutputSize(body.output);
+  return answer(await (await taskStore(context)).completeWorkerTask(context.params.id!, lease(body), body.output));
 }
 
 export async function failTask(context: RestContext<FailRequest>): Promise<Response> {
   const { body } = context;
   const failure = { message: body.message, retryable: body.retryable };
-  return answer(await requireStore(context).failWorkerTask(context.params.id!, lease(body), failure));
+  return answer(await (await taskStore(context)).failWorkerTask(context.params.id!, lease(body), failure));
 }
 
 export async function heartbeatTask(context: RestContext<HeartbeatRequest>): Promise<Response> {
@@ -122,7 +149,7 @@ export async function heartbeatTask(context: RestContext<HeartbeatRequest>): Pro
     checkSize("checkpoint", checkpoint); // 413 over SIZE_LIMITS.checkpoint (E.19)
     cas = { value: checkpoint, seq: body.checkpoint_seq };
   }
-  const outcome = await requireStore(context).heartbeatWorkerTask(context.params.id!, lease(body), cas);
+  const outcome = await (await taskStore(context)).heartbeatWorkerTask(context.params.id!, lease(body), cas);
   switch (outcome.kind) {
     case "not_found":
       throw notFound("worker task");
