@@ -6,6 +6,7 @@ import { instancesRouter } from "./routers/instances.ts";
 import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
+import { resourcesRouter } from "./routers/resources.ts";
 import { sequencesRouter } from "./routers/sequences.ts";
 import { triggersRouter } from "./routers/triggers.ts";
 import { createCallerFactory, router } from "./trpc.ts";
@@ -16,6 +17,7 @@ export const appRouter = router({
   members: membersRouter,
   apiKeys: apiKeysRouter,
   ops: opsRouter,
+  resources: resourcesRouter,
   breakers: breakersRouter,
   instances: instancesRouter,
   sequences: sequencesRouter,

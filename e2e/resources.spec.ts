@@ -1,0 +1,210 @@
+// The operator console's Resources page, end to end. A tenant runs a fan-out (4 instances of a
+// parallel of 40 http_request branches) against a vendor that answers slowly, so every branch
+// holds a step slot while it waits. With the tenant's step limit set to 4 on its page first, the
+// Resources page shows it at its limit, 4 / 4, and the vendor never sees more than 4 of its calls
+// at once; the operator raises the limit to 12 in the tenant's row on the Resources page, and
+// within seconds the engine runs more of its steps at once, which the page shows as a peak above
+// 4. The change keeps the tenant's claim cap and in-flight limit and is in the audit log. The
+// ledger is there, with the boundaries not enforced yet marked; the page fits a 390 px phone.
+// Tenant users get the ordinary not-found page.
+import { expect, test, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import pg from "pg";
+import { LEDGER } from "../engine/resources/ledger.ts";
+import { E2E_SERVER_ENV, E2E_SLOW_VENDOR_PORT } from "./env.ts";
+import { DEMO_OPERATOR, bulkheadCli, mainText, signIn } from "./fixtures.ts";
+
+const VENDOR = `http://127.0.0.1:${E2E_SLOW_VENDOR_PORT}`;
+/** How long the vendor takes to answer: each branch holds its slot this long. */
+const VENDOR_MS = 1_500;
+const INSTANCES = 4;
+const BRANCHES = 40;
+// Both under the 16 requests a tenant may have open to one host, so only the step limit binds.
+const LOW_LIMIT = 4;
+const RAISED_LIMIT = 12;
+
+// ------------------------------------------------------------------------------- the vendor
+
+/** Calls open at the vendor now, and the most at once since `resetPeak`. */
+let open = 0;
+let peak = 0;
+let calls = 0;
+let vendor: http.Server;
+let operatorKey: string;
+
+test.beforeAll(async () => {
+  vendor = http.createServer((request, response) => {
+    request.resume();
+    open++;
+    calls++;
+    peak = Math.max(peak, open);
+    const timer = setTimeout(() => {
+      open--;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ ok: true }));
+    }, VENDOR_MS);
+    response.on("close", () => {
+      if (!response.writableFinished) {
+        clearTimeout(timer);
+        open--;
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    vendor.once("error", reject);
+    vendor.listen(E2E_SLOW_VENDOR_PORT, "127.0.0.1", resolve);
+  });
+  operatorKey = (await bulkheadCli("api-keys", "create", "--operator", "--name", "resources-e2e")).trim().split("\n").at(-1)!;
+});
+
+test.afterAll(async () => {
+  vendor.closeAllConnections();
+  await new Promise<void>((resolve) => vendor.close(() => resolve()));
+});
+
+// ------------------------------------------------------------------------------- helpers
+
+const headers = () => ({ "x-api-key": operatorKey });
+
+async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const stepSlots = (page: Page) => page.getByRole("table", { name: "Step slots by tenant", exact: true });
+const rowOf = (page: Page, tenant: string) => stepSlots(page).getByRole("row").filter({ has: page.getByRole("link", { name: tenant, exact: true }) });
+
+/** The tenant's "peak / limit" cell as numbers. */
+async function peakAndLimit(page: Page, tenant: string): Promise<{ peak: number; limit: number; text: string }> {
+  const text = (await rowOf(page, tenant).getByRole("cell").nth(1).innerText()).replace(/\s+/g, " ").trim();
+  const match = /^(\d+) \/ (\d+)/.exec(text);
+  return { peak: Number(match?.[1] ?? NaN), limit: Number(match?.[2] ?? NaN), text };
+}
+
+// ------------------------------------------------------------------------------- the specs
+
+test("an operator sees a fan-out at its step limit on the Resources page, raises the limit there, and the engine follows", async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const tenant = `res-${Date.now().toString(36)}`;
+
+  await test.step("a tenant with a fan-out sequence against the slow vendor", async () => {
+    expect((await request.post("/api/v1/tenants", { headers: headers(), data: { id: tenant } })).status()).toBe(201);
+  });
+  const sequenceId = randomUUID();
+  const branches = Array.from({ length: BRANCHES }, (_, i) => [{
+    type: "step", id: `call-${i}`, handler: "http_request",
+    params: { method: "GET", url: `${VENDOR}/slow?tenant=${tenant}&branch=${i}`, timeout_ms: 20_000 },
+  }]);
+  const created = await request.post("/api/v1/sequences", {
+    headers: headers(),
+    data: {
+      id: sequenceId, tenant_id: tenant, namespace: "default", name: "fan-out", version: 1, created_at: new Date().toISOString(),
+      blocks: [{ type: "parallel", id: "fan", branches }],
+    },
+  });
+  expect(created.status()).toBe(201);
+
+  await test.step(`its step limit set to ${LOW_LIMIT} on its page (with its own claim cap and in-flight limit)`, async () => {
+    await signIn(page, DEMO_OPERATOR);
+    await page.goto(`/ops/tenants/${tenant}`);
+    const caps = page.getByRole("form", { name: "Claim cap, in-flight limit and step limit", exact: true });
+    await caps.getByRole("spinbutton", { name: "Claim cap", exact: true }).fill("6");
+    await caps.getByRole("spinbutton", { name: "In-flight limit", exact: true }).fill("10");
+    await caps.getByRole("spinbutton", { name: "Step limit", exact: true }).fill(String(LOW_LIMIT));
+    await caps.getByRole("button", { name: "Save limits", exact: true }).click();
+    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}.`);
+    // Engines read tenant limits every 500 ms.
+    await page.waitForTimeout(1_500);
+  });
+
+  await test.step(`the Resources page shows it at its limit, ${LOW_LIMIT} / ${LOW_LIMIT}`, async () => {
+    const instances = Array.from({ length: INSTANCES }, () => ({ sequence_id: sequenceId, tenant_id: tenant, namespace: "default" }));
+    const started = await request.post("/api/v1/instances/batch", { headers: headers(), data: { instances } });
+    expect(started.status()).toBe(201);
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Resources", exact: true }).click();
+    await expect(page).toHaveURL(/\/ops\/resources$/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Resources");
+    // Engines flush metrics every 5 s; the page reads them every 2 s.
+    const row = rowOf(page, tenant);
+    await expect(row.getByRole("cell").nth(1)).toHaveText(`${LOW_LIMIT} / ${LOW_LIMIT} at limit`, { timeout: 20_000 });
+    await expect(row.getByRole("cell").nth(2)).not.toHaveText("0");
+    // The tenant's own limit is in its input, the default in the placeholder.
+    const input = row.getByRole("spinbutton", { name: `Step limit of ${tenant}`, exact: true });
+    await expect(input).toHaveValue(String(LOW_LIMIT));
+    await expect(input).toHaveAttribute("placeholder", /^default: \d+$/);
+    // The engine held the tenant to its limit: the vendor saw no more of its calls at once.
+    expect(peak).toBe(LOW_LIMIT);
+    expect(calls).toBeLessThan(INSTANCES * BRANCHES);
+  });
+
+  await test.step(`the operator raises it to ${RAISED_LIMIT} in the tenant's row, and the page shows a peak above ${LOW_LIMIT} within 15 s`, async () => {
+    const row = rowOf(page, tenant);
+    await row.getByRole("spinbutton", { name: `Step limit of ${tenant}`, exact: true }).fill(String(RAISED_LIMIT));
+    await row.getByRole("button", { name: `Save the step limit of ${tenant}`, exact: true }).click();
+    await expect(page.getByRole("status")).toHaveText(`Saved: the step limit of ${tenant} is ${RAISED_LIMIT}. Engines follow within a second.`);
+    const raisedAt = Date.now();
+    await expect.poll(async () => (await peakAndLimit(page, tenant)).limit, { timeout: 5_000 }).toBe(RAISED_LIMIT);
+    await expect.poll(async () => (await peakAndLimit(page, tenant)).peak, { timeout: 15_000, intervals: [250] }).toBeGreaterThan(LOW_LIMIT);
+    testInfo.annotations.push({ type: "peak above the old limit after", description: `${((Date.now() - raisedAt) / 1_000).toFixed(1)} s` });
+    const shown = await peakAndLimit(page, tenant);
+    expect(shown.peak).toBeLessThanOrEqual(RAISED_LIMIT);
+    expect(peak).toBeGreaterThan(LOW_LIMIT);
+    expect(peak).toBeLessThanOrEqual(RAISED_LIMIT);
+
+    // Audited like the tenant page's change, the claim cap and in-flight limit kept as they were.
+    const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
+    expect(audit.rows).toEqual([
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT } },
+    ]);
+  });
+
+  await test.step("the ledger lists every resource, the ones not enforced yet marked", async () => {
+    const ledger = page.getByRole("table", { name: "Resource ledger", exact: true });
+    await expect(ledger.getByRole("row")).toHaveCount(LEDGER.length + 1);
+    const steps = LEDGER.find((e) => e.id === "step_slots")!;
+    const stepsRow = ledger.getByRole("row").filter({ has: page.getByRole("rowheader", { name: steps.resource, exact: true }) });
+    await expect(stepsRow.getByRole("cell")).toHaveText([steps.boundary, steps.default, steps.setting!, steps.override!, steps.enforcedAt]);
+    const missing = LEDGER.filter((e) => !e.enforced);
+    await expect(ledger.getByRole("row").filter({ hasText: "not yet enforced" })).toHaveCount(missing.length);
+    for (const entry of missing) {
+      await expect(ledger.getByRole("row").filter({ has: page.getByRole("rowheader", { name: entry.resource, exact: true }) }))
+        .toContainText(`not yet enforced ${entry.enforcedAt}`);
+    }
+  });
+
+  await test.step("screenshots, wide and at 390 px, where nothing overflows the page", async () => {
+    await page.screenshot({ path: testInfo.outputPath("resources.png"), fullPage: true });
+    await testInfo.attach("resources", { path: testInfo.outputPath("resources.png"), contentType: "image/png" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(stepSlots(page)).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: testInfo.outputPath("resources-390.png"), fullPage: true });
+    await testInfo.attach("resources at 390 px", { path: testInfo.outputPath("resources-390.png"), contentType: "image/png" });
+    // What a phone shows first, with the step slots table scrolled to the tenant's limit form.
+    await rowOf(page, tenant).getByRole("spinbutton", { name: `Step limit of ${tenant}`, exact: true }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath("resources-390-form.png") });
+    await testInfo.attach("resources at 390 px, the limit form", { path: testInfo.outputPath("resources-390-form.png"), contentType: "image/png" });
+  });
+});
+
+for (const user of ["admin@acme.test", "member@acme.test"]) {
+  test(`${user} gets the ordinary not-found page for /ops/resources, and no Resources link`, async ({ page }) => {
+    await signIn(page, user);
+    const missing = await page.goto("/no-such-page");
+    expect(missing?.status()).toBe(404);
+    const notFound = await mainText(page);
+    const response = await page.goto("/ops/resources");
+    expect(response?.status()).toBe(404);
+    expect(await mainText(page)).toBe(notFound);
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Resources" })).toHaveCount(0);
+  });
+}
