@@ -59,6 +59,12 @@ const schema = z.object({
   /** Tenants given their own label on /api/metrics (the busiest by load); the rest are summed as "other". */
   BULKHEAD_METRICS_TOP_TENANTS: int(20, 0),
   BULKHEAD_METRICS_RETENTION_DAYS: int(14, 1),
+  /**
+   * API requests (REST and tRPC) per second one principal (an API key, a signed-in user) may make
+   * for one tenant, on average, and how many it may make at once: a token bucket per web process.
+   */
+  BULKHEAD_API_RATE_PER_SEC: int(50, 1),
+  BULKHEAD_API_BURST: int(200, 1),
   BULKHEAD_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 });
 

@@ -99,7 +99,8 @@ export const LEDGER: readonly LedgerEntry[] = [
   },
   {
     id: "api_requests", resource: "API requests", boundary: "tiered", default: "50 requests/s, burst 200, per key or user and tenant",
-    setting: null, override: null, enforcedAt: "server/rest/index.ts", test: null, enforced: false,
+    setting: "BULKHEAD_API_RATE_PER_SEC, BULKHEAD_API_BURST", override: null, enforcedAt: "server/request-rate.ts",
+    test: "server/request-rate.int.test.ts", enforced: true,
   },
   {
     id: "event_fan_out", resource: "event fan-out (emit_event children)", boundary: "per tenant",

@@ -7,9 +7,13 @@
 // the cap is buffered (never more than the cap) and handed to tRPC as a new Request. The refusal
 // is tRPC's own error answer (PAYLOAD_TOO_LARGE, 413, one error per call of a batch), formatted by
 // the router's error formatter like any other error.
+//
+// A call refused by its request rate (TOO_MANY_REQUESTS, server/request-rate.ts) also sets the
+// response's Retry-After: the longest wait of the refused calls of the batch, in whole seconds.
 import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { resolveResponse } from "@trpc/server/http";
+import { retryAfterOf } from "../request-rate.ts";
 import type { Services } from "../services.ts";
 import { appRouter } from "./root.ts";
 import { createContext } from "./trpc.ts";
@@ -38,6 +42,10 @@ export async function handleTrpcRequest(req: Request, options: TrpcHandlerOption
     req: capped,
     router: appRouter,
     createContext: () => createContext(options.services(), userId),
+    responseMeta: ({ errors }) => {
+      const retryAfter = Math.max(0, ...errors.map((error) => retryAfterOf(error.cause) ?? 0));
+      return retryAfter > 0 ? { headers: new Headers({ "retry-after": String(retryAfter) }) } : {};
+    },
   });
 }
 

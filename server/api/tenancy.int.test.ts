@@ -78,10 +78,12 @@ const CASES: Record<string, Case> = {
   "ops.fairness": { gate: "operator", input: () => ({ range: "1h" }) },
   "ops.createTenant": { gate: "operator", input: () => ({ slug: `new-${randomBytes(4).toString("hex")}`, adminEmail: email() }) },
   "ops.limits.get": { gate: "operator", input: (tenantId) => ({ tenantId }) },
-  "ops.limits.set": { gate: "operator", input: (tenantId) => ({ tenantId, claimCap: null, maxConcurrency: null }) },
+  "ops.limits.set": { gate: "operator", input: (tenantId) => ({ tenantId, claimCap: null, maxConcurrency: null, maxSteps: null }) },
   "ops.limits.setBudget": { gate: "operator", input: (tenantId) => ({ tenantId, stepsPerPeriod: 0, periodSecs: 60 }) },
   "ops.limits.setRateLimit": { gate: "operator", input: (tenantId) => ({ tenantId, key: "matrix-key", maxCount: 0, windowMs: 1000 }) },
   "ops.audit.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
+  "resources.ledger": { gate: "operator" },
+  "resources.usage": { gate: "operator" },
 
   "breakers.list": { gate: "tenant", input: tenantOnly },
   "breakers.resets": { gate: "tenant", input: (tenantId) => ({ tenantId, limit: 10 }) },

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { AppError, isAppError, type ErrorCode } from "../../engine/errors.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import type { Role } from "../control/users.ts";
+import { admitRequest } from "../request-rate.ts";
 import type { Services } from "../services.ts";
 
 // ------------------------------------------------------------------ 1. context
@@ -111,8 +112,8 @@ const tenantNotFound = () => new TRPCError({ code: "NOT_FOUND", message: "tenant
 
 export const publicProcedure = t.procedure.use(mapAppErrors);
 
-/** A signed-in user; the user row is read on every call so role changes apply at once. */
-export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/** The user signed in; the user row is read on every call so role changes apply at once. */
+const signedIn = publicProcedure.use(async ({ ctx, next }) => {
   const user = ctx.userId
     ? await ctx.services.prisma.user.findUnique({
         where: { id: ctx.userId },
@@ -124,11 +125,29 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
 });
 
 /**
+ * One call of `user` from its request-rate bucket for `tenantId` (null: the user's own, for calls
+ * that act for no tenant), or TOO_MANY_REQUESTS with a Retry-After (server/request-rate.ts).
+ * Taken once the caller (and the tenant it acts for) is known, before anything else is read; a
+ * refusal comes after the gates whose refusals must read as a missing procedure or tenant.
+ */
+function admitUser(services: Services, user: User, tenantId: string | null): Promise<void> {
+  return admitRequest(services, { kind: "user", id: user.id, actor: user.email, actorUserId: user.id }, tenantId);
+}
+
+/** A signed-in user, calling for no tenant in particular: the user's own request-rate bucket. */
+export const protectedProcedure = signedIn.use(async ({ ctx, next }) => {
+  await admitUser(ctx.services, ctx.user, null);
+  return next();
+});
+
+/**
  * The tenant named by the input, for one of its members, with its store routed once (RoutedTenant).
  * A tenant you are not a member of, a tenant that does not exist and a tenant without a placement
- * (the router fails closed) give the same error.
+ * (the router fails closed) give the same error. The call is taken from the member's bucket for
+ * this tenant (not the user's own), after the membership check, so a non-member's answer stays the
+ * missing tenant's.
  */
-export const tenantProcedure = protectedProcedure
+export const tenantProcedure = signedIn
   .input(z.object({ tenantId: z.string().max(64) }))
   .use(async ({ ctx, input, next }) => {
     const membership = await ctx.services.prisma.membership.findUnique({
@@ -136,6 +155,7 @@ export const tenantProcedure = protectedProcedure
       select: { role: true },
     });
     if (!membership) throw tenantNotFound();
+    await admitUser(ctx.services, ctx.user, input.tenantId);
     const store = await ctx.services.storage.tenant(input.tenantId).catch((error: unknown) => {
       throw isAppError(error, "not_found") ? tenantNotFound() : error;
     });
@@ -147,11 +167,20 @@ export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
   return next();
 });
 
-/** Platform operators. Anyone else signed in is told the procedure does not exist, in tRPC's own words for a missing path. */
-export const operatorProcedure = protectedProcedure.use(({ ctx, next, path }) => {
-  if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: `No procedure found on path "${path}"` });
-  return next();
-});
+/**
+ * Platform operators. Anyone else signed in is told the procedure does not exist, in tRPC's own
+ * words for a missing path, whether or not they are over their request rate: the operator's own
+ * bucket (no tenant, also for operatorTenantProcedure) is taken only after this check.
+ */
+export const operatorProcedure = signedIn
+  .use(({ ctx, next, path }) => {
+    if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: `No procedure found on path "${path}"` });
+    return next();
+  })
+  .use(async ({ ctx, next }) => {
+    await admitUser(ctx.services, ctx.user, null);
+    return next();
+  });
 
 /** Operators acting on the tenant the input names, its store routed once as for tenantProcedure (NOT_FOUND: no such tenant). */
 export const operatorTenantProcedure = operatorProcedure

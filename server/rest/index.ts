@@ -1,12 +1,17 @@
 // The REST v1 dispatcher: one request in, one response out, in the order a request meets it:
-// route → API key (401) → path parameters (400) → body (415/413/400/422) → acting tenant (404)
-// → handler. Every error, whatever its origin, is answered once, by errorResponse.
+// route → API key (401) → request rate (429) → path parameters (400) → body (415/413/400/422)
+// → acting tenant (404) → handler. Every error, whatever its origin, is answered once, by
+// errorResponse. The request rate is the key's token bucket for the tenant it acts for
+// (server/request-rate.ts): a tenant key's is known once the key is, so an over-limit tenant key
+// is refused before its body is read; an operator key's is taken once the tenant it names is
+// known (no tenant: the key's own bucket), before the tenant's store is routed.
 import { isAppError, notFound } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
 import { UUID_PATTERN } from "../../engine/model.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
-import { actingTenant, authenticate, namedTenants, type Principal } from "./auth.ts";
+import { admitRequest, retryAfterOf } from "../request-rate.ts";
+import { actingTenant, authenticate, keyActor, namedTenants, type Principal } from "./auth.ts";
 import { readJson } from "./body.ts";
 import { errorResponse, Rejection } from "./http.ts";
 import { isWrite, routeNotFound, type Route } from "./route.ts";
@@ -63,13 +68,21 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
   return params;
 }
 
+/** One request of the key for `tenantId` (null: for no tenant) from its bucket, or the 429. */
+function admitKey(services: Services, principal: Principal, tenantId: string | null): Promise<void> {
+  const actor = () => keyActor(services.prisma, principal);
+  return admitRequest(services, { kind: "api_key", id: principal.keyId, actor }, tenantId);
+}
+
 /**
  * The store of the tenant the request acts for (null: an operator key that named none). A named
  * tenant the key may not act for, one that does not exist, and one without storage all get the
- * route's own 404, the answer a missing object gets.
+ * route's own 404, the answer a missing object gets. An operator key's request is taken from the
+ * key's bucket for the tenant it acts for here (a tenant key's was taken at authentication).
  */
 async function tenantStore(services: Services, principal: Principal, names: string[], noun: string): Promise<TenantStore | null> {
   const tenantId = actingTenant(principal, names);
+  if (principal.tenantId === null) await admitKey(services, principal, tenantId ?? null);
   if (tenantId === undefined) throw notFound(noun);
   if (tenantId === null) return null;
   try {
@@ -95,6 +108,8 @@ export async function handleRest(request: Request, services: Services): Promise<
     const principal = await authenticate(services.prisma, request);
     // Tenant keys are told an operator route does not exist, like tRPC's operatorProcedure.
     if (route.access === "operator" && principal.tenantId !== null) throw routeNotFound();
+    // A tenant key acts for its own tenant only, and an operator key on an operator route for none.
+    if (principal.tenantId !== null || route.access !== "tenant") await admitKey(services, principal, principal.tenantId);
     const params = decodeParams(matched.params);
     const body = route.body ? route.body.parse(await readJson(request)) : undefined;
     const store =
@@ -104,6 +119,9 @@ export async function handleRest(request: Request, services: Services): Promise<
     if (store?.quiesced && isWrite(request)) throw tenantMoving();
     return await route.handle({ ...base, params, body, principal, store });
   } catch (error) {
-    return errorResponse(error, log);
+    const response = errorResponse(error, log);
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== null) response.headers.set("retry-after", String(retryAfter));
+    return response;
   }
 }
