@@ -98,7 +98,7 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "engine/storage/backends.ts", test: null, enforced: false,
   },
   {
-    id: "api_requests", resource: "API requests", boundary: "tiered", default: "50 requests/s, burst 200, per key or user and tenant",
+    id: "api_requests", resource: "API requests", boundary: "per tenant", default: "50 requests/s, burst 200, per key or user and tenant",
     setting: "BULKHEAD_API_RATE_PER_SEC, BULKHEAD_API_BURST", override: null, enforcedAt: "server/request-rate.ts",
     test: "server/request-rate.int.test.ts", enforced: true,
   },

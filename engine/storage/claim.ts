@@ -43,7 +43,7 @@ UPDATE task_instances t
        updated_at = $1
   FROM winners
  WHERE t.id = winners.id
-RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at`;
+RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at, t.priority`;
 
 // Two texts of each path: only the placed tenants ($6, the engine's) or every tenant (tools and
 // benchmarks that own the database). The placed test is array_position, not `= ANY($6)`: the
@@ -122,10 +122,13 @@ export async function claimDueInstances(db: Queryable, options: ClaimOptions): P
   values.push(filtered ? options.onlyTenants : null); // $6: the placed tenants, or NULL for every tenant
   // With the default cap off, a tenant without a cap of its own may fill the whole batch.
   if (isCapped) values.push(options.maxPerTenant > 0 ? options.maxPerTenant : options.limit, overrides.map(([t]) => t), overrides.map(([, cap]) => cap));
-  const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date }>({
+  const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date; priority: number }>({
     name: `claim_due_${isCapped ? "capped" : "plain"}${filtered ? "" : "_all"}`,
     text: isCapped ? (filtered ? CLAIM_SQL.capped : CLAIM_SQL.cappedAll) : filtered ? CLAIM_SQL.plain : CLAIM_SQL.plainAll,
     values,
   });
+  // RETURNING follows the join's order, not the claim's: put the batch back in claim order, so
+  // the scheduler starts the most urgent first.
+  rows.sort((a, b) => b.priority - a.priority || a.next_fire_at.getTime() - b.next_fire_at.getTime());
   return rows.map((row) => ({ id: row.id, tenantId: asTenantId(row.tenant_id), leaseEpoch: row.lease_epoch, dueAt: row.next_fire_at }));
 }
