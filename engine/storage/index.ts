@@ -517,7 +517,7 @@ export class Storage {
    * The tenant's own claim cap and in-flight limit (control plane, on the primary; engines read
    * them with the placements). Both null removes the override. NotFound for a tenant that does not exist.
    */
-  setTenantLimits(tenantId: string, limits: TenantLimits): Promise<void> {
+  setTenantLimits(tenantId: string, limits: Partial<TenantLimits>): Promise<TenantLimits> {
     return setTenantLimits(this.backends.primary.pool, tenantId, limits);
   }
 

@@ -97,9 +97,8 @@ describe("resources procedures", () => {
     await writeTenantMetrics(db.sql, [minute(tenant, 1, { peak: 3, waited: 10 }), minute(tenant, 0, { peak: 4, waited: 25 })]);
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 4, ownLimit: 4, peak: 4, waited: 35, atLimit: true });
 
-    // The Resources page's inline form: the claim cap and in-flight limit as ops.limits.get reads them, the step limit raised.
-    const current = await ops().limits.get({ tenantId: tenant });
-    await ops().limits.set({ tenantId: tenant, claimCap: current.claimCap, maxConcurrency: current.maxConcurrency, maxSteps: 12 });
+    // The Resources page's inline form sends the step limit alone: the other two are kept.
+    expect(await ops().limits.set({ tenantId: tenant, maxSteps: 12 })).toEqual({ claimCap: 3, maxConcurrency: 7, maxSteps: 12 });
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 12, ownLimit: 12, peak: 4, waited: 35, atLimit: false });
     expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: 3, maxConcurrency: 7, maxSteps: 12 });
     const audit = await db.sql.query("SELECT actor, action, details FROM audit_log WHERE tenant_id = $1 ORDER BY id", [tenant]);
@@ -109,6 +108,9 @@ describe("resources procedures", () => {
     await ops().limits.set({ tenantId: tenant, claimCap: 3, maxConcurrency: 7, maxSteps: null });
     await writeTenantMetrics(db.sql, [minute(tenant, 0, { peak: DEFAULT_STEPS })]);
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: DEFAULT_STEPS, ownLimit: null, peak: DEFAULT_STEPS, waited: 35, atLimit: true });
+    // With no override left, the tenant has no row at all.
+    await ops().limits.set({ tenantId: tenant, claimCap: null, maxConcurrency: null });
+    expect((await db.sql.query("SELECT 1 FROM tenant_limits WHERE tenant_id = $1", [tenant])).rowCount).toBe(0);
   });
 
   it("count only the last two minutes and only tenants that ran steps, busiest first, with the engine defaults", async () => {

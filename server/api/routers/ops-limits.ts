@@ -32,15 +32,18 @@ export const opsLimitsRouter = router({
     };
   }),
 
-  /** The tenant's own claim cap, in-flight limit and step limit; null keeps the engine default (control plane: not held up by a move). */
+  /**
+   * The tenant's own claim cap, in-flight limit and step limit: null returns one to the engine
+   * default, an absent one is kept. Answers all three (control plane: not held up by a move).
+   */
   set: operatorTenantProcedure
-    .input(z.object({ claimCap: override, maxConcurrency: override, maxSteps: override.default(null) }))
+    .input(z.object({ claimCap: override.optional(), maxConcurrency: override.optional(), maxSteps: override.optional() }))
     .mutation(async ({ ctx, input }) => {
-      const limits = { claimCap: input.claimCap, maxConcurrency: input.maxConcurrency, maxSteps: input.maxSteps };
-      await ctx.services.storage.setTenantLimits(input.tenantId, limits);
+      const { tenantId, ...changes } = input;
+      const limits = await ctx.services.storage.setTenantLimits(tenantId, changes);
       await recordAudit(ctx.services.prisma, {
-        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId: input.tenantId, action: "limits.set",
-        details: { claim_cap: input.claimCap, max_concurrency: input.maxConcurrency, max_steps: input.maxSteps },
+        actor: ctx.user.email, actorUserId: ctx.user.id, tenantId, action: "limits.set",
+        details: { claim_cap: limits.claimCap, max_concurrency: limits.maxConcurrency, max_steps: limits.maxSteps },
       });
       return limits;
     }),

@@ -1,23 +1,19 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useState } from "react";
 import { ChangeError } from "../../../_components/confirm-button";
 import { QueryError } from "../../../_components/query-error";
 import { useTRPC } from "../../../_components/trpc";
+import type { AppRouter } from "../../../../server/api/root.ts";
 
 const REFRESH_MS = 2_000;
 const MAX_INT4 = 2_147_483_647;
 
-interface TenantUse {
-  tenantId: string;
-  limit: number;
-  ownLimit: number | null;
-  peak: number;
-  waited: number;
-  atLimit: boolean;
-}
+/** One tenant's row, as resources.usage answers it. */
+type TenantUse = inferRouterOutputs<AppRouter>["resources"]["usage"]["tenants"][number];
 
 /**
  * The step slots now: the tenants running the most steps at once (from the engines' last two
@@ -40,10 +36,10 @@ export function StepSlotsCard() {
         {data.defaults.maxSteps.toLocaleString()} per engine process</>}. Refreshed every 2 s.
       </p>
       <ChangeError what={`save the step limit of ${save.variables?.tenantId ?? "the tenant"}`} error={save.error} />
-      {save.isSuccess && save.variables && (
+      {save.data && save.variables && (
         <p className="status-line" role="status">
           Saved: the step limit of <code>{save.variables.tenantId}</code> is{" "}
-          {save.variables.maxSteps === null ? "the default" : save.variables.maxSteps.toLocaleString()}. Engines follow within a second.
+          {save.data.maxSteps === null ? "the default" : save.data.maxSteps.toLocaleString()}. Engines follow within a second.
         </p>
       )}
       {usage.error ? (
@@ -142,20 +138,12 @@ function TenantRow({
   );
 }
 
-/**
- * Sets one tenant's step limit through ops.limits.set (audited), keeping its claim cap and
- * in-flight limit as ops.limits.get reads them just before: ops.limits.set replaces all three.
- */
+/** Sets one tenant's step limit through ops.limits.set (audited); its other limits are kept. */
 function useSaveStepLimit() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const setLimits = trpc.ops.limits.set.mutationOptions();
   return useMutation({
-    mutationKey: setLimits.mutationKey,
-    mutationFn: async ({ tenantId, maxSteps }: { tenantId: string; maxSteps: number | null }, context) => {
-      const current = await queryClient.fetchQuery({ ...trpc.ops.limits.get.queryOptions({ tenantId }), staleTime: 0 });
-      return setLimits.mutationFn!({ tenantId, claimCap: current.claimCap, maxConcurrency: current.maxConcurrency, maxSteps }, context);
-    },
+    ...trpc.ops.limits.set.mutationOptions(),
     onSettled: () => Promise.all([
       queryClient.invalidateQueries(trpc.resources.usage.pathFilter()),
       queryClient.invalidateQueries(trpc.ops.limits.pathFilter()),
