@@ -54,6 +54,10 @@ const schema = z.object({
   BULKHEAD_BREAKER_COOLDOWN_MIN_SECS: int(5, 1),
   BULKHEAD_BREAKER_COOLDOWN_MAX_SECS: int(3600, 1),
   BULKHEAD_POOL_SIZE: int(10, 1),
+  /** Percent of a backend pool's connections one tenant's statements may hold at once (at least one). */
+  BULKHEAD_POOL_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
+  /** Every statement on a backend pool ends after this long; 0: no limit. */
+  BULKHEAD_STATEMENT_TIMEOUT_MS: int(30_000, 0),
   /** Hosts outbound HTTP may reach although they resolve to private or loopback addresses. */
   BULKHEAD_HTTP_ALLOW: z.string().default(""),
   /** Tenants given their own label on /api/metrics (the busiest by load); the rest are summed as "other". */

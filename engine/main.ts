@@ -8,14 +8,14 @@ import { createLogger } from "./logger.ts";
 import { MoveRunner } from "./moves/move-runner.ts";
 import { TenantView } from "./scheduler/tenant-view.ts";
 import { Scheduler, stepSlots } from "./scheduler/scheduler.ts";
-import { Storage, StorageBackends } from "./storage/index.ts";
+import { backendOptions, Storage, StorageBackends } from "./storage/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger("engine", config.BULKHEAD_LOG_LEVEL);
   // Enough connections for the in-flight steps plus the claim, renewal and reaper statements.
   const poolSize = Math.max(config.BULKHEAD_POOL_SIZE, Math.min(config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT, 32) + 3);
-  const storage = new Storage(new StorageBackends(config.backends, { poolSize }));
+  const storage = new Storage(new StorageBackends(config.backends, { ...backendOptions(config), poolSize }));
   const handlers = createBuiltInHandlers({ httpAllow: splitAllowList(config.BULKHEAD_HTTP_ALLOW) });
   const ownerId = `${os.hostname()}:${process.pid}`;
 

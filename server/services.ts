@@ -1,7 +1,7 @@
 // The web process's long-lived dependencies, created once per process (and kept across hot
 // reloads in development) rather than imported as globals deep in the code.
 import { loadConfig, type EngineConfig } from "../engine/config.ts";
-import { Storage, StorageBackends } from "../engine/storage/index.ts";
+import { backendOptions, Storage, StorageBackends } from "../engine/storage/index.ts";
 import { createPrisma, type Prisma } from "./db/prisma.ts";
 
 export interface Services {
@@ -18,7 +18,7 @@ export function services(): Services {
     cache.bulkheadServices = {
       config,
       prisma: createPrisma(config.DATABASE_URL),
-      storage: new Storage(new StorageBackends(config.backends, { poolSize: config.BULKHEAD_POOL_SIZE })),
+      storage: new Storage(new StorageBackends(config.backends, backendOptions(config))),
     };
   }
   return cache.bulkheadServices;

@@ -4,7 +4,7 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { StepBlock, type BlockInput } from "../sequence/schema.ts";
 import { setBudget } from "../storage/budgets.ts";
 import { setRateLimitPolicy } from "../storage/rate-limits.ts";
-import { asTenantId, RunStore } from "../storage/index.ts";
+import { asTenantId, backendOn, RunStore } from "../storage/index.ts";
 import { runPreflight } from "./preflight.ts";
 
 let db: TestDatabase;
@@ -31,7 +31,7 @@ async function slotsTaken(tenantId: string, key: string): Promise<number> {
 }
 
 const run = (tenantId: string, fields: StepFields, at = now) => {
-  const reservations = new RunStore({ id: "primary", pool: db.sql }, { id: "i-1", tenantId: asTenantId(tenantId), leaseEpoch: 1, dueAt: now });
+  const reservations = new RunStore(backendOn("primary", db.sql), { id: "i-1", tenantId: asTenantId(tenantId), leaseEpoch: 1, dueAt: now });
   return runPreflight({ step: step(fields), timezone: "UTC", reachedAt: now, startedAt: null, instanceId: "i-1", reservations, now: at });
 };
 

@@ -4,7 +4,7 @@
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { StepBlock, type BlockInput } from "../sequence/schema.ts";
-import { asTenantId, RunStore } from "../storage/index.ts";
+import { asTenantId, backendOn, RunStore } from "../storage/index.ts";
 import { checkDeadline, checkDelay, checkSendWindow, delayUntil, runPreflight, type PreflightDecision } from "./preflight.ts";
 
 type StepFields = Omit<Extract<BlockInput, { type: "step" }>, "type" | "id" | "handler">;
@@ -202,7 +202,7 @@ function recordingDb(answers: Answers = {}) {
   };
   const pool = { query } as unknown as pg.Pool;
   const claim = { id: "i-1", tenantId: asTenantId("acme"), leaseEpoch: 1, dueAt: new Date(0) };
-  return { calls, reservations: new RunStore({ id: "primary", pool }, claim) };
+  return { calls, reservations: new RunStore(backendOn("primary", pool), claim) };
 }
 
 describe("runPreflight", () => {

@@ -13,7 +13,7 @@ import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { claimDueInstances } from "../storage/claim.ts";
-import { asTenantId, BackendStore, RunStore } from "../storage/index.ts";
+import { asTenantId, backendOn, BackendStore, RunStore } from "../storage/index.ts";
 import { sendSignal as sendSignalHandler } from "./send-signal.ts";
 import { makeInput } from "./test-support.ts";
 import type { HandlerOutcome } from "./types.ts";
@@ -57,7 +57,7 @@ const completion = (claim: { id: string; tenantId: string; leaseEpoch: number })
 
 /** The send_signal handler as a caller in TENANT runs it, over the sender's own connections. */
 const signalFrom = (params: unknown) => {
-  const caller = new RunStore({ id: "primary", pool: sender }, { id: randomUUID(), tenantId: asTenantId(TENANT), leaseEpoch: 1, dueAt: new Date() });
+  const caller = new RunStore(backendOn("primary", sender), { id: randomUUID(), tenantId: asTenantId(TENANT), leaseEpoch: 1, dueAt: new Date() });
   return sendSignalHandler(makeInput(params, { instances: caller }));
 };
 const sendSignal = (target: string, round: number) =>

@@ -93,9 +93,10 @@ export const LEDGER: readonly LedgerEntry[] = [
     test: "server/ops/prometheus.int.test.ts", enforced: true,
   },
   {
-    id: "db_connections", resource: "database connections of a backend pool", boundary: "per tenant",
-    default: "half the pool per tenant, statement timeouts", setting: "BULKHEAD_POOL_SIZE", override: null,
-    enforcedAt: "engine/storage/backends.ts", test: null, enforced: false,
+    id: "db_connections", resource: "database connections of a backend pool, per process", boundary: "per tenant",
+    default: "half the pool per tenant (at least one); every statement ends after 30 s",
+    setting: "BULKHEAD_POOL_TENANT_SHARE_PERCENT, BULKHEAD_STATEMENT_TIMEOUT_MS", override: null,
+    enforcedAt: "engine/storage/connection-shares.ts", test: "engine/storage/connection-shares.int.test.ts", enforced: true,
   },
   {
     id: "api_requests", resource: "API requests", boundary: "per tenant", default: "50 requests/s, burst 200, per key or user and tenant",

@@ -3,6 +3,7 @@
 // (failing closed) and binds every statement to that tenant.
 import { AppError } from "../errors.ts";
 import type { Backend, StorageBackends } from "./backends.ts";
+import type { TenantConnections } from "./connection-shares.ts";
 import {
   listBreakerSettings, listOpenBreakers, listResets, resetBreaker, setBreakerSettings,
   type BreakerBounds, type BreakerReset, type OpenBreakerRow,
@@ -34,8 +35,7 @@ import {
   type FleetTask, type PollRequest, type WorkerLease, type WorkerTaskFilter,
 } from "./worker-tasks.ts";
 
-export { StorageBackends } from "./backends.ts";
-export type { Backend } from "./backends.ts";
+export { backendOn, backendOptions, StorageBackends, type Backend } from "./backends.ts";
 export { BackendStore, refusedByDatabase } from "./backend-store.ts";
 export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
 export type { ClaimedInstance } from "./claim.ts";
@@ -67,6 +67,9 @@ export type { TenantLimits } from "./tenant-limits.ts";
 
 /** One tenant's rows on the backend its placement names. */
 export class TenantStore {
+  /** Statements of this tenant, within its share of the backend's connections. */
+  private readonly db: TenantConnections;
+
   constructor(
     readonly tenantId: TenantId,
     private readonly backend: Backend,
@@ -74,7 +77,9 @@ export class TenantStore {
     readonly epoch: number,
     /** Routed while the tenant was quiesced for a move: see Storage.tenantForWrite. */
     readonly quiesced = false,
-  ) {}
+  ) {
+    this.db = backend.forTenant(tenantId);
+  }
 
   /** Which backend the placement named (the pool stays in here). */
   get backendId(): string {
@@ -82,92 +87,92 @@ export class TenantStore {
   }
 
   countInstancesByState() {
-    return countInstancesByState(this.backend.pool, this.tenantId);
+    return countInstancesByState(this.db, this.tenantId);
   }
 
   insertSequence(sequence: NewSequence) {
-    return insertSequence(this.backend.pool, this.tenantId, sequence);
+    return insertSequence(this.db, this.tenantId, sequence);
   }
 
   listSequences() {
-    return listSequences(this.backend.pool, this.tenantId);
+    return listSequences(this.db, this.tenantId);
   }
 
   listHandlerNames() {
-    return listHandlerNames(this.backend.pool, this.tenantId);
+    return listHandlerNames(this.db, this.tenantId);
   }
 
   getSequence(id: string) {
-    return getSequence(this.backend.pool, this.tenantId, id);
+    return getSequence(this.db, this.tenantId, id);
   }
 
   /** The tenant's sequences among `ids`, by id, with their input_schema (null: none). */
   sequenceInputSchemas(ids: readonly string[]) {
-    return sequenceInputSchemas(this.backend.pool, this.tenantId, ids);
+    return sequenceInputSchemas(this.db, this.tenantId, ids);
   }
 
   createInstance(instance: NewInstance) {
-    return createInstance(this.backend.pool, this.tenantId, instance);
+    return createInstance(this.db, this.tenantId, instance);
   }
 
   /** All or nothing; returns how many were created (idempotency-key repeats are skipped). */
   createInstances(instances: readonly NewInstance[]) {
-    return createInstances(this.backend.pool, this.tenantId, instances);
+    return createInstances(this.db, this.tenantId, instances);
   }
 
   getInstance(id: string) {
-    return getInstance(this.backend.pool, this.tenantId, id);
+    return getInstance(this.db, this.tenantId, id);
   }
 
   listInstances(filter: InstanceFilter) {
-    return listInstances(this.backend.pool, this.tenantId, filter);
+    return listInstances(this.db, this.tenantId, filter);
   }
 
   /** null when the tenant has no such instance. */
   listBlockOutputs(instanceId: string) {
-    return listBlockOutputs(this.backend.pool, this.tenantId, instanceId);
+    return listBlockOutputs(this.db, this.tenantId, instanceId);
   }
 
   // ---------------------------------------------------------------- limits
   // Rate limits per key and the tenant's budget: the pre-flight reservations and their settings.
 
   tryConsumeRateLimit(key: string, now: Date) {
-    return tryConsumeRateLimit(this.backend.pool, this.tenantId, key, now);
+    return tryConsumeRateLimit(this.db, this.tenantId, key, now);
   }
 
   setRateLimitPolicy(key: string, maxCount: number, windowMs: number) {
-    return setRateLimitPolicy(this.backend.pool, this.tenantId, key, maxCount, windowMs);
+    return setRateLimitPolicy(this.db, this.tenantId, key, maxCount, windowMs);
   }
 
   /** false when the key had no policy. */
   removeRateLimitPolicy(key: string) {
-    return removeRateLimitPolicy(this.backend.pool, this.tenantId, key);
+    return removeRateLimitPolicy(this.db, this.tenantId, key);
   }
 
   listRateLimitPolicies(now: Date) {
-    return listRateLimitPolicies(this.backend.pool, this.tenantId, now);
+    return listRateLimitPolicies(this.db, this.tenantId, now);
   }
 
   tryConsumeBudget(now: Date) {
-    return tryConsumeBudget(this.backend.pool, this.tenantId, now);
+    return tryConsumeBudget(this.db, this.tenantId, now);
   }
 
   refundBudget(periodStart: Date) {
-    return refundBudget(this.backend.pool, this.tenantId, periodStart);
+    return refundBudget(this.db, this.tenantId, periodStart);
   }
 
   setBudget(stepsPerPeriod: number, periodSecs: number, now: Date) {
-    return setBudget(this.backend.pool, this.tenantId, stepsPerPeriod, periodSecs, now);
+    return setBudget(this.db, this.tenantId, stepsPerPeriod, periodSecs, now);
   }
 
   /** false when the tenant had no budget. */
   removeBudget() {
-    return removeBudget(this.backend.pool, this.tenantId);
+    return removeBudget(this.db, this.tenantId);
   }
 
   /** null when the tenant's budget is unlimited. */
   readBudget(now: Date) {
-    return readBudget(this.backend.pool, this.tenantId, now);
+    return readBudget(this.db, this.tenantId, now);
   }
   // ---------------------------------------------------------------- end of limits
 
@@ -176,22 +181,22 @@ export class TenantStore {
 
   /** Queues a signal and wakes the instance; not found for a missing instance, 400 for a terminal one. */
   enqueueSignalIfActive(instanceId: string, signal: NewSignal) {
-    return enqueueSignalIfActive(this.backend.pool, this.tenantId, instanceId, signal);
+    return enqueueSignalIfActive(this.db, this.tenantId, instanceId, signal);
   }
 
   /** An F.2 transition (400 otherwise); leaving `running` fences out the lease holder. */
   patchInstanceState(instanceId: string, to: InstanceState, nextFireAt?: Date | null) {
-    return patchInstanceState(this.backend.pool, this.tenantId, instanceId, to, nextFireAt);
+    return patchInstanceState(this.db, this.tenantId, instanceId, to, nextFireAt);
   }
 
   /** Replaces the whole context (defaults already filled in by the caller). */
   replaceInstanceContext(instanceId: string, context: unknown) {
-    return replaceInstanceContext(this.backend.pool, this.tenantId, instanceId, context);
+    return replaceInstanceContext(this.db, this.tenantId, instanceId, context);
   }
 
   /** `failed` → `scheduled`, due now (400 from any other state). */
   retryInstance(instanceId: string) {
-    return retryInstance(this.backend.pool, this.tenantId, instanceId);
+    return retryInstance(this.db, this.tenantId, instanceId);
   }
   // ---------------------------------------------------------------- end of signals and instance state
 
@@ -201,33 +206,33 @@ export class TenantStore {
 
   /** Claims up to `poll.limit` pending tasks for the handler (and queue), oldest first. */
   pollWorkerTasks(poll: PollRequest) {
-    return pollWorkerTasks(this.backend.pool, this.tenantId, poll);
+    return pollWorkerTasks(this.db, this.tenantId, poll);
   }
 
   /** "stale" when the task is not claimed under this lease; the refusal is recorded. */
   completeWorkerTask(taskId: string, lease: WorkerLease, output: unknown) {
-    return completeWorkerTask(this.backend.pool, this.tenantId, taskId, lease, output);
+    return completeWorkerTask(this.db, this.tenantId, taskId, lease, output);
   }
 
   failWorkerTask(taskId: string, lease: WorkerLease, failure: { message: string; retryable: boolean }) {
-    return failWorkerTask(this.backend.pool, this.tenantId, taskId, lease, failure);
+    return failWorkerTask(this.db, this.tenantId, taskId, lease, failure);
   }
 
   heartbeatWorkerTask(taskId: string, lease: WorkerLease, checkpoint: { value: unknown; seq: number } | null) {
-    return heartbeatWorkerTask(this.backend.pool, this.tenantId, taskId, lease, checkpoint);
+    return heartbeatWorkerTask(this.db, this.tenantId, taskId, lease, checkpoint);
   }
 
   listWorkerTasks(filter: WorkerTaskFilter) {
-    return listWorkerTasks(this.backend.pool, this.tenantId, filter);
+    return listWorkerTasks(this.db, this.tenantId, filter);
   }
 
   workerTaskStats() {
-    return workerTaskStats(this.backend.pool, this.tenantId);
+    return workerTaskStats(this.db, this.tenantId);
   }
 
   /** null when the tenant has no such task (and never had one that was cancelled). */
   listWorkerTaskAttempts(taskId: string) {
-    return listWorkerTaskAttempts(this.backend.pool, this.tenantId, taskId);
+    return listWorkerTaskAttempts(this.db, this.tenantId, taskId);
   }
   // ---------------------------------------------------------------- end of worker tasks
 
@@ -240,7 +245,7 @@ export class TenantStore {
    * when the sequence is missing (the join is tenant-scoped, as the engine's own load is).
    */
   async getExecutionTreeSource(instanceId: string) {
-    const { rows } = await this.backend.pool.query<{
+    const { rows } = await this.db.query<{
       id: string; state: InstanceState; created_at: Date; updated_at: Date; cursor: unknown; definition: unknown;
     }>({
       name: "get_execution_tree_source",
@@ -265,12 +270,12 @@ export class TenantStore {
 
   /** Newest first, `query.limit` rows after `query.after`; `next` is the key of the following page. */
   listInstancesPage(query: InstancePageQuery) {
-    return listInstancesPage(this.backend.pool, this.tenantId, query);
+    return listInstancesPage(this.db, this.tenantId, query);
   }
 
   /** The instance, its sequence, outputs, signals and worker tasks from one snapshot; null when the tenant has no such instance. */
   getInstanceDetail(instanceId: string) {
-    return getInstanceDetail(this.backend.pool, this.tenantId, instanceId);
+    return getInstanceDetail(this.db, this.tenantId, instanceId);
   }
   // ---------------------------------------------------------------- end of instance pages
 
@@ -279,12 +284,12 @@ export class TenantStore {
 
   /** One-minute buckets of completed and failed instances, oldest first, the last holding `now`. */
   instanceThroughput(now: Date) {
-    return instanceThroughput(this.backend.pool, this.tenantId, now);
+    return instanceThroughput(this.db, this.tenantId, now);
   }
 
   /** The latest failed instances with their sequence names, newest failure first. */
   listRecentFailures(limit: number) {
-    return listRecentFailures(this.backend.pool, this.tenantId, limit);
+    return listRecentFailures(this.db, this.tenantId, limit);
   }
   // ---------------------------------------------------------------- end of overview
 
@@ -294,44 +299,44 @@ export class TenantStore {
 
   /** The tenant's Open breakers, by handler. A Closed breaker has no row. */
   listOpenBreakers() {
-    return listOpenBreakers(this.backend.pool, this.tenantId);
+    return listOpenBreakers(this.db, this.tenantId);
   }
 
   /** Drops the Open row (if any) and records who reset it, on this tenant's backend, where its engines follow the feed. */
   resetBreaker(handler: string, resetBy: string) {
-    return resetBreaker(this.backend.pool, this.tenantId, handler, resetBy);
+    return resetBreaker(this.db, this.tenantId, handler, resetBy);
   }
 
   /** The tenant's resets, newest first. */
   listBreakerResets(limit: number) {
-    return listResets(this.backend.pool, this.tenantId, limit);
+    return listResets(this.db, this.tenantId, limit);
   }
 
   /** The tenant admins' per-handler settings; engines pick them up within their sync interval. */
   listBreakerSettings() {
-    return listBreakerSettings(this.backend.pool, this.tenantId);
+    return listBreakerSettings(this.db, this.tenantId);
   }
 
   setBreakerSettings(handler: string, settings: { failureThreshold: number; cooldownSecs: number }, bounds: BreakerBounds) {
-    return setBreakerSettings(this.backend.pool, { tenantId: this.tenantId, handler, ...settings }, bounds);
+    return setBreakerSettings(this.db, { tenantId: this.tenantId, handler, ...settings }, bounds);
   }
   // ---------------------------------------------------------------- end of circuit breakers
 
   // ---------------------------------------------------------------- trigger slugs (emit_event)
   listTriggers() {
-    return listTriggers(this.backend.pool, this.tenantId);
+    return listTriggers(this.db, this.tenantId);
   }
 
   getTrigger(slug: string) {
-    return getTrigger(this.backend.pool, this.tenantId, slug);
+    return getTrigger(this.db, this.tenantId, slug);
   }
 
   putTrigger(slug: string, trigger: NewTrigger) {
-    return putTrigger(this.backend.pool, this.tenantId, slug, trigger);
+    return putTrigger(this.db, this.tenantId, slug, trigger);
   }
 
   deleteTrigger(slug: string) {
-    return deleteTrigger(this.backend.pool, this.tenantId, slug);
+    return deleteTrigger(this.db, this.tenantId, slug);
   }
 }
 

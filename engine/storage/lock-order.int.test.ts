@@ -8,6 +8,7 @@ import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
 import { insertDueInstances } from "../../test/factories.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
 import { BackendStore } from "./backend-store.ts";
+import { backendOn } from "./backends.ts";
 import { asTenantId } from "./ids.ts";
 import { claimDueInstances, type ClaimedInstance } from "./claim.ts";
 import { commitProgressBatch, type Progress } from "./execution.ts";
@@ -146,7 +147,7 @@ describe("lock order", () => {
   it("a batch with one commit the database refuses writes the others and rejects only that one", async () => {
     const instances = await runningInstances(8);
     const written: string[] = [];
-    const writer = new ProgressWriter(new BackendStore({ id: "primary", pool }), (p) => written.push(p.instanceId));
+    const writer = new ProgressWriter(new BackendStore(backendOn("primary", pool)), (p) => written.push(p.instanceId));
     const bad = instances[5]!.id;
     // Issued in one turn of the event loop: one batch. A lone surrogate is valid JSON text but
     // not storable in jsonb (22P02), so the batch's statement fails as a whole.

@@ -2,6 +2,7 @@
 // to the instance's tenant, and the writes to its lease epoch. The coordination handlers reach
 // other instances only through this store, so another tenant's instance is simply not there.
 import type { Backend } from "./backends.ts";
+import type { TenantConnections } from "./connection-shares.ts";
 import { refundBudget, tryConsumeBudget } from "./budgets.ts";
 import { childOutcome, createChildInstance, findSubSequence, type ChildCreation, type ChildOutcome } from "./children.ts";
 import type { ClaimedInstance } from "./claim.ts";
@@ -26,10 +27,11 @@ export class RunStore {
   readonly instanceId: string;
   private readonly leaseEpoch: number;
 
-  constructor(
-    private readonly backend: Backend,
-    claim: ClaimedInstance,
-  ) {
+  /** Statements of this tenant, within its share of the backend's connections. */
+  private readonly db: TenantConnections;
+
+  constructor(backend: Backend, claim: ClaimedInstance) {
+    this.db = backend.forTenant(claim.tenantId);
     this.tenantId = claim.tenantId;
     this.instanceId = claim.id;
     this.leaseEpoch = claim.leaseEpoch;
@@ -41,38 +43,38 @@ export class RunStore {
 
   /** The latest output of each block (the scope of templates and conditions). */
   latestOutputs(): Promise<Record<string, unknown>> {
-    return loadLatestOutputs(this.backend.pool, this.tenantId, this.instanceId);
+    return loadLatestOutputs(this.db, this.tenantId, this.instanceId);
   }
 
   /** The queued signals in arrival order, but those in `applied`; empty once the lease is lost. */
   pendingSignals(applied: readonly string[]): Promise<PendingSignal[]> {
-    return pendingSignals(this.backend.pool, this.tenantId, this.instanceId, this.leaseEpoch, applied);
+    return pendingSignals(this.db, this.tenantId, this.instanceId, this.leaseEpoch, applied);
   }
 
   // ---------------------------------------------------------------- pre-flight reservations
 
   tryConsumeBudget(now: Date) {
-    return tryConsumeBudget(this.backend.pool, this.tenantId, now);
+    return tryConsumeBudget(this.db, this.tenantId, now);
   }
 
   refundBudget(periodStart: Date) {
-    return refundBudget(this.backend.pool, this.tenantId, periodStart);
+    return refundBudget(this.db, this.tenantId, periodStart);
   }
 
   tryConsumeRateLimit(key: string, now: Date) {
-    return tryConsumeRateLimit(this.backend.pool, this.tenantId, key, now);
+    return tryConsumeRateLimit(this.db, this.tenantId, key, now);
   }
 
   // ---------------------------------------------------------------- worker tasks
 
   /** The task's id, or null when the lease was lost. */
   insertWorkerTask(task: NewStepTask): Promise<string | null> {
-    return insertWorkerTask(this.backend.pool, { ...this.fence, ...task });
+    return insertWorkerTask(this.db, { ...this.fence, ...task });
   }
 
   /** How the worker task stands, or null when it is gone. */
   async workerResult(taskId: string): Promise<WorkerResult | null> {
-    const task = await findTaskResult(this.backend.pool, this.tenantId, taskId);
+    const task = await findTaskResult(this.db, this.tenantId, taskId);
     if (!task) return null;
     if (task.state === "completed") return { state: "completed", output: task.output };
     if (task.state === "failed") return { state: "failed", message: task.errorMessage ?? "worker task failed", retryable: task.errorRetryable ?? false };
@@ -81,38 +83,38 @@ export class RunStore {
 
   /** Deletes the open worker tasks of abandoned blocks (race losers, loop resets, cancellation). */
   async cancelWorkerTasks(blockIds: readonly string[]): Promise<void> {
-    await cancelWorkerTasks(this.backend.pool, this.tenantId, this.instanceId, blockIds);
+    await cancelWorkerTasks(this.db, this.tenantId, this.instanceId, blockIds);
   }
 
   // ---------------------------------------------------------------- sub_sequence children
 
   findSubSequence(name: string, version: number | undefined) {
-    return findSubSequence(this.backend.pool, this.tenantId, this.instanceId, name, version);
+    return findSubSequence(this.db, this.tenantId, this.instanceId, name, version);
   }
 
   createChild(child: { sequenceId: string; blockId: string; input: unknown }): Promise<ChildCreation> {
-    return createChildInstance(this.backend.pool, this.fence, child);
+    return createChildInstance(this.db, this.fence, child);
   }
 
   /** How the child ended, or null while it runs. */
   childOutcome(childId: string): Promise<ChildOutcome | null> {
-    return childOutcome(this.backend.pool, this.tenantId, this.instanceId, childId);
+    return childOutcome(this.db, this.tenantId, this.instanceId, childId);
   }
 
   // ---------------------------------------------------------------- other instances of the tenant
 
   /** An instance of this tenant, or null (a missing and a foreign id alike). */
   getInstance(id: string): Promise<InstanceRecord | null> {
-    return getInstance(this.backend.pool, this.tenantId, id);
+    return getInstance(this.db, this.tenantId, id);
   }
 
   /** Queues a signal for an instance of this tenant that is not terminal (not_found / invalid_argument otherwise). */
   signalInstance(id: string, signal: NewSignal): Promise<{ id: string }> {
-    return enqueueSignalIfActive(this.backend.pool, this.tenantId, id, signal);
+    return enqueueSignalIfActive(this.db, this.tenantId, id, signal);
   }
 
   /** A child instance of this one, in this tenant and namespace (emit_event). */
   emitEvent(event: Omit<EmitEvent, "tenantId" | "parentId">): Promise<EmitResult> {
-    return emitEvent(this.backend.pool, { ...event, tenantId: this.tenantId, parentId: this.instanceId });
+    return emitEvent(this.db, { ...event, tenantId: this.tenantId, parentId: this.instanceId });
   }
 }
