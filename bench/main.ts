@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   "claim-latency": () => import("./claim-latency.ts").then((m) => m.main()),
   "instance-list": () => import("./instance-list.ts").then((m) => m.main()),
   fanout: () => import("./fanout.ts").then((m) => m.main()),
+  fleet: () => import("./fleet.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";

@@ -122,6 +122,9 @@ export async function copyTenantRows(source: Connectable, target: Connectable, t
 }
 
 async function deleteRows(client: Queryable, tenantId: TenantId): Promise<number> {
+  // Inside a move's transaction: a large tenant's DELETE may take longer than the statement
+  // timeout meant for tenant statements, and the tenant is quiesced, so nothing waits on it.
+  await client.query("SET LOCAL statement_timeout = 0");
   let deleted = 0;
   for (const table of TENANT_TABLES) {
     const { rowCount } = await client.query({ text: `DELETE FROM ${table.name} WHERE tenant_id = $1`, values: [tenantId] });
