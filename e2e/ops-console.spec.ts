@@ -113,7 +113,7 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
       await expect(row.getByRole("cell").nth(2)).toHaveText(slug);
     }
     await expect(log.getByRole("row")).toHaveCount(7); // the header and the six entries
-    await expect(rowOf(page, "Audit log", "limits.set")).toContainText('{"claim_cap":3,"max_steps":null,"max_concurrency":5}');
+    await expect(rowOf(page, "Audit log", "limits.set")).toContainText('{"claim_cap":3,"max_steps":null,"max_concurrency":5,"api_rate_per_sec":null,"outbound_per_host":null}');
 
     // The action filter matches prefixes, the actor filter parts of the actor.
     // (An input with suggestions is a combobox.)

@@ -161,8 +161,8 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     // Audited like the tenant page's change, the claim cap and in-flight limit kept as they were.
     const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
     expect(audit.rows).toEqual([
-      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT } },
-      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT, outbound_per_host: null, api_rate_per_sec: null } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT, outbound_per_host: null, api_rate_per_sec: null } },
     ]);
   });
 

@@ -58,6 +58,11 @@ const schema = z.object({
   BULKHEAD_POOL_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   /** Every statement on a backend pool ends after this long; 0: no limit. */
   BULKHEAD_STATEMENT_TIMEOUT_MS: int(30_000, 0),
+  /** emit_event children one instance may emit in its life, and a tenant's instances per clock minute. */
+  BULKHEAD_EVENTS_PER_PARENT: int(1_000, 1),
+  BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE: int(6_000, 1),
+  /** Outbound requests (http_request, llm_call) one tenant may have open to one host at once; tenant_limits may override it. */
+  BULKHEAD_OUTBOUND_PER_HOST: int(16, 1),
   /** Hosts outbound HTTP may reach although they resolve to private or loopback addresses. */
   BULKHEAD_HTTP_ALLOW: z.string().default(""),
   /** Tenants given their own label on /api/metrics (the busiest by load); the rest are summed as "other". */

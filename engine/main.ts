@@ -13,18 +13,29 @@ import { backendOptions, Storage, StorageBackends } from "./storage/index.ts";
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger("engine", config.BULKHEAD_LOG_LEVEL);
+  // Resource waits of any tenant are counted by one scheduler; each row is written where its tenant is placed.
+  let schedulers: Scheduler[] = [];
+  const waited = (tenantId: string, resource: string) => schedulers[0]?.metrics.waited(tenantId, resource);
   // Enough connections for the in-flight steps plus the claim, renewal and reaper statements.
   const poolSize = Math.max(config.BULKHEAD_POOL_SIZE, Math.min(config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT, 32) + 3);
-  const storage = new Storage(new StorageBackends(config.backends, { ...backendOptions(config), poolSize }));
-  const handlers = createBuiltInHandlers({ httpAllow: splitAllowList(config.BULKHEAD_HTTP_ALLOW) });
+  const storage = new Storage(new StorageBackends(config.backends, {
+    ...backendOptions(config), poolSize, onConnectionWait: (tenantId) => waited(tenantId, "db_connections"),
+  }));
   const ownerId = `${os.hostname()}:${process.pid}`;
 
-  // One copy of the placements for every scheduler: each claims only its backend's tenants.
+  // One copy of the placements (and the operators' per-tenant limits) for every scheduler: each
+  // claims only its backend's tenants.
   const tenantView = new TenantView(storage, log);
   await tenantView.start();
+  const handlers = createBuiltInHandlers({
+    httpAllow: splitAllowList(config.BULKHEAD_HTTP_ALLOW),
+    outboundPerHost: (tenantId) => tenantView.limitsOf(tenantId)?.outboundPerHost ?? config.BULKHEAD_OUTBOUND_PER_HOST,
+    eventLimits: { perParent: config.BULKHEAD_EVENTS_PER_PARENT, perTenantPerMinute: config.BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE },
+    onWait: waited,
+  });
   // One set of step slots for the process: the limits count steps across every backend.
   const slots = stepSlots(config, tenantView);
-  const schedulers = storage.backends.ids().map((id) => {
+  schedulers = storage.backends.ids().map((id) => {
     const backend = storage.backends.get(id);
     return new Scheduler({ backend, backends: storage.backends, handlers, config, ownerId, tenants: tenantView, slots, log: log.child({ backend_id: id }) });
   });

@@ -13,6 +13,7 @@ import { createCaller } from "./api/root.ts";
 import { createContext } from "./api/trpc.ts";
 import { RequestRate, requestRate, setRequestRate, throttledLastMinute } from "./request-rate.ts";
 import { call, operatorKey, tenantWithKey } from "./rest/testing.ts";
+import { tenantLimitsCache } from "./tenant-limits-cache.ts";
 
 let db: TestDatabase;
 const clock = { t: Date.UTC(2026, 0, 1, 12, 0, 0) };
@@ -87,6 +88,28 @@ describe("REST", () => {
     for (let i = 0; i < 6; i++) await breakers(noisy.key);
     expect((await throttleRows()).length - before).toBe(2);
     expect(throttledLastMinute(db)).toEqual([{ tenantId: noisy.id, principal: expect.objectContaining({ kind: "api_key" }), refused: 3 }]);
+  });
+
+  it("gives a tenant with its own rate (tiered) that rate and a burst in proportion, and leaves the others at the default", async () => {
+    const vip = await tenantWithKey(db);
+    const other = await tenantWithKey(db);
+    await db.storage.setTenantLimits(vip.id, { apiRatePerSec: 2 });
+    tenantLimitsCache(db).invalidate();
+    const before = (await throttleRows()).length;
+
+    const vipStatuses = [];
+    for (let i = 0; i < 8; i++) vipStatuses.push((await breakers(vip.key)).status);
+    // 2/s with the default's proportion of burst to rate (3 to 1): 6 at once.
+    expect(vipStatuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    const otherStatuses = [];
+    for (let i = 0; i < 4; i++) otherStatuses.push((await breakers(other.key)).status);
+    expect(otherStatuses).toEqual([200, 200, 200, 429]);
+    expect((await throttleRows()).slice(before).map((r) => [r.tenantId, r.details])).toEqual([
+      [vip.id, { principal: "api_key", rate_per_sec: 2, burst: 6, retry_after_secs: 1 }],
+      [other.id, { principal: "api_key", rate_per_sec: 1, burst: 3, retry_after_secs: 1 }],
+    ]);
+    await db.storage.setTenantLimits(vip.id, { apiRatePerSec: null });
+    tenantLimitsCache(db).invalidate();
   });
 
   it("refuses before the body is read or anything is written", async () => {

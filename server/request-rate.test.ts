@@ -48,11 +48,11 @@ describe("TokenBuckets", () => {
     const c = clock();
     // Refill from empty: 4 tokens at 2/s, 2 s.
     const buckets = new TokenBuckets({ ratePerSec: 2, burst: 4, now: c.now });
-    for (let i = 0; i < 100; i++) buckets.take(`idle-${i}`);
+    for (let i = 0; i < 100; i++) for (let n = 0; n < 4; n++) buckets.take(`idle-${i}`);
     c.t += 1000;
-    buckets.take("busy");
+    for (let n = 0; n < 4; n++) buckets.take("busy");
     expect(buckets.size).toBe(101);
-    c.t += 1000; // the idle ones have refilled; "busy" has not (1 s)
+    c.t += 1000; // the idle ones have refilled; "busy" has not (1 s of 2)
     buckets.take("other");
     expect(buckets.size).toBe(2);
     // What was dropped was full: it starts again full.

@@ -1,5 +1,6 @@
 // API request rates, the resource ledger's "API requests" row: a token bucket per (principal,
-// tenant) in the web process, BULKHEAD_API_RATE_PER_SEC on average and BULKHEAD_API_BURST at once.
+// tenant) in the web process, BULKHEAD_API_RATE_PER_SEC on average and BULKHEAD_API_BURST at once,
+// or the tenant's own rate (tenant_limits.api_rate_per_sec, tiered) with a burst in proportion.
 // A principal is an API key (REST) or a signed-in user (tRPC); each key has its own buckets, so two
 // keys of one tenant do not share one, and neither do two users. The tenant is the one the request
 // acts for; an operator key acting for no tenant (and a user outside tenant procedures) has a
@@ -20,6 +21,7 @@ import { AppError, isAppError } from "../engine/errors.ts";
 import { createLogger, type Logger } from "../engine/logger.ts";
 import { recordAudit } from "./control/audit.ts";
 import type { Services } from "./services.ts";
+import { tenantLimitsCache } from "./tenant-limits-cache.ts";
 
 /** Buckets (and refusal counters) kept at most per web process. */
 export const MAX_BUCKETS = 100_000;
@@ -43,6 +45,14 @@ interface Bucket {
   tokens: number;
   /** When `tokens` was computed (ms). */
   at: number;
+  /** When it will have refilled if untouched (ms): from then on it is as good as no bucket. */
+  fullAt: number;
+}
+
+/** A bucket's rate: the buckets' own, or a tenant's (tiered). */
+export interface BucketRate {
+  ratePerSec: number;
+  burst: number;
 }
 
 /** Token buckets by key, least recently used first, bounded. */
@@ -53,16 +63,13 @@ export class TokenBuckets {
   private readonly maxBuckets: number;
   /** Map order is the order of last use: every take re-inserts its key. */
   private readonly buckets = new Map<string, Bucket>();
-  /** How long an untouched bucket takes to refill from empty: after that it is as good as new. */
-  private readonly idleMs: number;
 
   constructor(options: TokenBucketOptions) {
-    if (!(options.ratePerSec > 0) || !(options.burst >= 1)) throw new Error("a token bucket needs a rate above 0 and a burst of at least 1");
+    checkRate(options);
     this.ratePerSec = options.ratePerSec;
     this.burst = options.burst;
     this.now = options.now ?? Date.now;
     this.maxBuckets = options.maxBuckets ?? MAX_BUCKETS;
-    this.idleMs = (this.burst / this.ratePerSec) * 1000;
   }
 
   get size(): number {
@@ -70,33 +77,36 @@ export class TokenBuckets {
   }
 
   /** One token of `key`'s bucket, or how many whole seconds until there is one (at least 1). */
-  take(key: string): Take {
+  take(key: string, rate: BucketRate = this): Take {
+    const { ratePerSec, burst } = rate;
     const now = this.now();
     this.sweep(now);
     const bucket = this.buckets.get(key);
-    let tokens = this.burst;
+    let tokens = burst;
     if (bucket) {
       this.buckets.delete(key);
-      tokens = Math.min(this.burst, bucket.tokens + (Math.max(0, now - bucket.at) * this.ratePerSec) / 1000);
+      tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) * ratePerSec) / 1000);
     } else if (this.buckets.size >= this.maxBuckets) {
       // Full of buckets in use: the least recently used one goes (it restarts full if it comes back).
       this.buckets.delete(this.buckets.keys().next().value!);
     }
-    if (tokens >= 1) {
-      this.buckets.set(key, { tokens: tokens - 1, at: now });
-      return { ok: true };
-    }
-    this.buckets.set(key, { tokens, at: now });
-    return { ok: false, retryAfterSecs: Math.max(1, Math.ceil((1 - tokens) / this.ratePerSec)) };
+    const left = tokens >= 1 ? tokens - 1 : tokens;
+    this.buckets.set(key, { tokens: left, at: now, fullAt: now + ((burst - left) / ratePerSec) * 1000 });
+    if (tokens >= 1) return { ok: true };
+    return { ok: false, retryAfterSecs: Math.max(1, Math.ceil((1 - tokens) / ratePerSec)) };
   }
 
   /** Drops the buckets at the front (least recently used) that have refilled since their last use. */
   private sweep(now: number): void {
     for (const [key, bucket] of this.buckets) {
-      if (now - bucket.at < this.idleMs) return;
+      if (now < bucket.fullAt) return;
       this.buckets.delete(key);
     }
   }
+}
+
+function checkRate(rate: BucketRate): void {
+  if (!(rate.ratePerSec > 0) || !(rate.burst >= 1)) throw new Error("a token bucket needs a rate above 0 and a burst of at least 1");
 }
 
 // ------------------------------------------------------------------ principals, refusals, audit
@@ -150,10 +160,10 @@ export class RequestRate {
     this.maxEntries = options.maxBuckets ?? MAX_BUCKETS;
   }
 
-  /** null: admitted. Otherwise the refusal, counted. */
-  take(principal: RatePrincipal, tenantId: string | null): Refusal | null {
+  /** null: admitted. Otherwise the refusal, counted. `rate`: the tenant's own, if it has one. */
+  take(principal: RatePrincipal, tenantId: string | null, rate?: BucketRate): Refusal | null {
     const key = bucketKey(principal, tenantId);
-    const taken = this.buckets.take(key);
+    const taken = this.buckets.take(key, rate);
     if (taken.ok) return null;
     const minute = this.currentMinute();
     let refusals = this.refusals.get(key);
@@ -246,7 +256,9 @@ function rateLimited(retryAfterSecs: number): AppError {
  */
 export async function admitRequest(services: Services, caller: Caller, tenantId: string | null): Promise<void> {
   const rate = requestRate(services);
-  const refusal = rate.take(caller, tenantId);
+  const own = tenantId === null ? null : ((await tenantLimitsCache(services).of(tenantId))?.apiRatePerSec ?? null);
+  const bucketRate = own === null ? rate.buckets : ownRate(own, rate.buckets);
+  const refusal = rate.take(caller, tenantId, bucketRate);
   if (!refusal) return;
   if (refusal.first) {
     try {
@@ -259,8 +271,8 @@ export async function admitRequest(services: Services, caller: Caller, tenantId:
         action: "api.throttled",
         details: {
           principal: caller.kind,
-          rate_per_sec: rate.buckets.ratePerSec,
-          burst: rate.buckets.burst,
+          rate_per_sec: bucketRate.ratePerSec,
+          burst: bucketRate.burst,
           retry_after_secs: refusal.retryAfterSecs,
         },
       });
@@ -269,6 +281,11 @@ export async function admitRequest(services: Services, caller: Caller, tenantId:
     }
   }
   throw rateLimited(refusal.retryAfterSecs);
+}
+
+/** A tenant's own rate, with a burst in the same proportion to it as the default burst to the default rate. */
+export function ownRate(ratePerSec: number, defaults: BucketRate): BucketRate {
+  return { ratePerSec, burst: Math.max(1, Math.round((ratePerSec * defaults.burst) / defaults.ratePerSec)) };
 }
 
 function loggerFor(services: Services): Logger {

@@ -1,6 +1,7 @@
 // Step slots on their own: the global and per-tenant limits, FIFO within a tenant, round robin
 // across tenants, and a withdrawn request that holds nothing.
 import { describe, expect, it } from "vitest";
+import type { TenantLimits } from "../storage/index.ts";
 import { stepSlots } from "../scheduler/scheduler.ts";
 import { holdsSlot, StepSlots, type Slot } from "./step-slots.ts";
 
@@ -81,7 +82,7 @@ describe("StepSlots", () => {
   });
 
   it("a tenant's own step limit, set by an operator, replaces the default for that tenant only", async () => {
-    const limits = { vip: { claimCap: null, maxConcurrency: null, maxSteps: 1 } } as Record<string, { claimCap: null; maxConcurrency: null; maxSteps: number }>;
+    const limits: Record<string, TenantLimits> = { vip: { claimCap: null, maxConcurrency: null, maxSteps: 1, outboundPerHost: null, apiRatePerSec: null } };
     const slots = stepSlots({ BULKHEAD_MAX_CONCURRENT_STEPS: 100, BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 3 }, { limitsOf: (tenantId) => limits[tenantId] });
     await slots.acquire("vip", never);
     const abort = new AbortController();

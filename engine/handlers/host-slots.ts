@@ -20,7 +20,11 @@ const tenantOf = (key: string) => key.slice(0, key.indexOf("\n"));
 export class HostSlots {
   private readonly slots: KeyedSlots;
 
-  constructor(limit: SlotLimit = () => DEFAULT_OUTBOUND_PER_HOST) {
+  constructor(
+    limit: SlotLimit = () => DEFAULT_OUTBOUND_PER_HOST,
+    /** A request of the tenant had to wait for a slot. */
+    private readonly onWait?: (tenantId: string) => void,
+  ) {
     this.slots = new KeyedSlots((key) => limit(tenantOf(key)));
   }
 
@@ -28,8 +32,8 @@ export class HostSlots {
    * Resolves with a release function once the caller holds one of the tenant's slots for `host`.
    * Rejects with `signal.reason` if the signal fires first; the place in the queue is withdrawn.
    */
-  acquire(tenantId: string, host: string, signal: AbortSignal, onWait?: () => void): Promise<ReleaseSlot> {
-    return this.slots.acquire(keyOf(tenantId, host), signal, onWait);
+  acquire(tenantId: string, host: string, signal: AbortSignal): Promise<ReleaseSlot> {
+    return this.slots.acquire(keyOf(tenantId, host), signal, this.onWait && (() => this.onWait!(tenantId)));
   }
 
   /** Requests holding a slot and requests waiting for one, for (tenant, host). */

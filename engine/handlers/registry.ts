@@ -1,6 +1,7 @@
 // Name -> in-process handler. A name with no handler here belongs to an external worker
 // (wire-format C.11); the engine makes that call, the registry only answers what it holds.
-import { emitEvent } from "./emit-event.ts";
+import { createEmitEvent } from "./emit-event.ts";
+import type { EventLimits } from "../storage/index.ts";
 import { fail } from "./fail.ts";
 import { createHttpRequest } from "./http-request.ts";
 import { createLlmCall } from "./llm-call.ts";
@@ -50,6 +51,10 @@ export interface BuiltInHandlerOptions {
    * every tenant unless given; a function so per-tenant overrides can plug in.
    */
   outboundPerHost?: (tenantId: string) => number;
+  /** emit_event's fan-out bounds; DEFAULT_EVENT_LIMITS unless given. */
+  eventLimits?: EventLimits;
+  /** A tenant's step waited for a bounded resource (the ledger id): an outbound slot, or its minute of events. */
+  onWait?: (tenantId: string, resource: "outbound_per_host" | "event_fan_out") => void;
 }
 
 export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRegistry {
@@ -57,7 +62,7 @@ export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRe
     allow: parseAllowList(options.httpAllow),
     lookup: options.lookup ?? systemLookup,
     // One set of slots for both handlers: a tenant's llm_call and http_request to one host share the bound.
-    slots: new HostSlots(options.outboundPerHost ?? (() => DEFAULT_OUTBOUND_PER_HOST)),
+    slots: new HostSlots(options.outboundPerHost ?? (() => DEFAULT_OUTBOUND_PER_HOST), options.onWait && ((tenantId) => options.onWait!(tenantId, "outbound_per_host"))),
   };
   return new HandlerRegistry([
     ["noop", noop],
@@ -68,7 +73,7 @@ export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRe
     ["llm_call", createLlmCall(guard)],
     ["send_signal", sendSignal],
     ["query_instance", queryInstance],
-    ["emit_event", emitEvent],
+    ["emit_event", createEmitEvent(options.eventLimits, options.onWait && ((tenantId) => options.onWait!(tenantId, "event_fan_out")))],
     ["self_modify", selfModify],
     ["human_review", humanReview],
   ]);

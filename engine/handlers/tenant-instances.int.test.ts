@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { asTenantId, RunStore } from "../storage/index.ts";
-import { emitEvent } from "./emit-event.ts";
+import { createEmitEvent } from "./emit-event.ts";
 import { queryInstance } from "./query-instance.ts";
 import { sendSignal } from "./send-signal.ts";
 import { makeInput } from "./test-support.ts";
+
+const emitEvent = createEmitEvent();
 
 let db: TestDatabase;
 let acmeCaller: string;

@@ -62,17 +62,21 @@ it("adds a second write of the same minute to the first, bucket by bucket and re
   metrics.deferred("m-merge", "breaker", minute.getTime());
   metrics.backlog("m-merge", 3, minute.getTime());
   metrics.step("m-merge", 4, true, minute.getTime());
+  metrics.waited("m-merge", "db_connections", minute.getTime());
   await writeTenantMetrics(db.sql, metrics.drain());
   metrics.claimed("m-merge", 400, minute.getTime());
   metrics.deferred("m-merge", "breaker", minute.getTime());
   metrics.deferred("m-merge", "cap", minute.getTime());
   metrics.backlog("m-merge", 1, minute.getTime());
   metrics.step("m-merge", 3, true, minute.getTime()); // another process's smaller peak: the greater one stays
+  metrics.waited("m-merge", "db_connections", minute.getTime());
+  metrics.waited("m-merge", "outbound_per_host", minute.getTime());
   await writeTenantMetrics(db.sql, metrics.drain());
   const [row] = (await readTenantMetrics(db.sql, minute, new Date(minute.getTime() + 60_000))).filter((r) => r.tenantId === "m-merge");
   expect(row).toEqual({
     tenantId: "m-merge", minute, claimed: 2, completed: 0, failed: 0, deferred: { breaker: 2, cap: 1 },
     lagBuckets: [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], backlogSamples: [3, 1], stepsPeak: 4, stepsWaited: 2,
+    resourceWaits: { db_connections: 2, outbound_per_host: 1 },
   });
 });
 

@@ -23,14 +23,16 @@ describe("TenantMetrics", () => {
     metrics.step("b", 3, false, at);
     metrics.step("b", 5, true, at);
     metrics.step("b", 2, true, at);
+    metrics.waited("b", "outbound_per_host", at);
+    metrics.waited("b", "outbound_per_host", at);
     const rows = metrics.drain();
     expect(rows).toEqual([
-      { tenantId: "a", minute: new Date(Date.UTC(2026, 10, 29, 12, 0)), claimed: 1, completed: 1, failed: 0, deferred: { breaker: 1 }, lagBuckets: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], backlogSamples: [], stepsPeak: 0, stepsWaited: 0 },
+      { tenantId: "a", minute: new Date(Date.UTC(2026, 10, 29, 12, 0)), claimed: 1, completed: 1, failed: 0, deferred: { breaker: 1 }, lagBuckets: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], backlogSamples: [], stepsPeak: 0, stepsWaited: 0, resourceWaits: {} },
       {
         tenantId: "b", minute: new Date(Date.UTC(2026, 10, 29, 12, 0)), claimed: 0, completed: 0, failed: 0, deferred: {}, lagBuckets: Array(12).fill(0), backlogSamples: [7],
-        stepsPeak: 5, stepsWaited: 2,
+        stepsPeak: 5, stepsWaited: 2, resourceWaits: { outbound_per_host: 2 },
       },
-      { tenantId: "a", minute: new Date(Date.UTC(2026, 10, 29, 12, 1)), claimed: 1, completed: 0, failed: 0, deferred: {}, lagBuckets: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], backlogSamples: [], stepsPeak: 0, stepsWaited: 0 },
+      { tenantId: "a", minute: new Date(Date.UTC(2026, 10, 29, 12, 1)), claimed: 1, completed: 0, failed: 0, deferred: {}, lagBuckets: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], backlogSamples: [], stepsPeak: 0, stepsWaited: 0, resourceWaits: {} },
     ]);
     expect(metrics.drain()).toEqual([]);
   });

@@ -22,6 +22,8 @@ export interface MinuteCounts {
   /** Step slots: the most the tenant held at once in this process, and its steps that had to wait. */
   stepsPeak: number;
   stepsWaited: number;
+  /** Waits for another bounded resource of the ledger, by its id (db_connections, outbound_per_host, event_fan_out). */
+  resourceWaits: Record<string, number>;
 }
 
 export interface MetricRow extends MinuteCounts {
@@ -47,7 +49,7 @@ export class TenantMetrics {
     if (!tenants) this.minutes.set(minute, (tenants = new Map()));
     let counts = tenants.get(tenantId);
     if (!counts) {
-      counts = { claimed: 0, completed: 0, failed: 0, deferred: {}, lagBuckets: new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0), backlogSamples: [], stepsPeak: 0, stepsWaited: 0 };
+      counts = { claimed: 0, completed: 0, failed: 0, deferred: {}, lagBuckets: new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0), backlogSamples: [], stepsPeak: 0, stepsWaited: 0, resourceWaits: {} };
       tenants.set(tenantId, counts);
     }
     return counts;
@@ -82,6 +84,12 @@ export class TenantMetrics {
     if (waited) counts.stepsWaited++;
   }
 
+  /** The tenant had to wait for a bounded resource (a ledger id). */
+  waited(tenantId: string, resource: string, at = Date.now()): void {
+    const waits = this.counts(tenantId, at).resourceWaits;
+    waits[resource] = (waits[resource] ?? 0) + 1;
+  }
+
   /** How many of the tenant's instances were due but not claimed when sampled. */
   backlog(tenantId: string, due: number, at = Date.now()): void {
     this.counts(tenantId, at).backlogSamples.push(due);
@@ -114,6 +122,7 @@ export class TenantMetrics {
       counts.backlogSamples.push(...row.backlogSamples);
       counts.stepsPeak = Math.max(counts.stepsPeak, row.stepsPeak);
       counts.stepsWaited += row.stepsWaited;
+      for (const [resource, n] of Object.entries(row.resourceWaits)) counts.resourceWaits[resource] = (counts.resourceWaits[resource] ?? 0) + n;
     }
   }
 }

@@ -42,8 +42,9 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "engine/exec/step-slots.ts", test: "engine/exec/step-slots.int.test.ts", enforced: true,
   },
   {
-    id: "outbound_per_host", resource: "outbound requests per (tenant, host)", boundary: "per tenant", default: "16 open at once",
-    setting: null, override: null, enforcedAt: "engine/handlers/host-slots.ts", test: "engine/handlers/outbound-slots.test.ts", enforced: true,
+    id: "outbound_per_host", resource: "outbound requests per (tenant, host), per process", boundary: "tiered", default: "16 open at once; over it a step waits",
+    setting: "BULKHEAD_OUTBOUND_PER_HOST", override: "ops.limits.set: outbound per host", enforcedAt: "engine/handlers/host-slots.ts",
+    test: "engine/handlers/outbound-slots.test.ts", enforced: true,
   },
   {
     id: "handler_failures", resource: "handler failures (a failing vendor)", boundary: "per tenant", default: "opens after 5 failures, 60 s cooldown",
@@ -105,8 +106,9 @@ export const LEDGER: readonly LedgerEntry[] = [
   },
   {
     id: "event_fan_out", resource: "event fan-out (emit_event children)", boundary: "per tenant",
-    default: "children per parent and per tenant per minute", setting: null, override: null,
-    enforcedAt: "engine/handlers/emit-event.ts", test: null, enforced: false,
+    default: "1,000 children per instance (then the step fails); 6,000 per tenant per clock minute (then the step waits for the next)",
+    setting: "BULKHEAD_EVENTS_PER_PARENT, BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE", override: null,
+    enforcedAt: "engine/storage/events.ts", test: "engine/handlers/event-fan-out.int.test.ts", enforced: true,
   },
 ];
 

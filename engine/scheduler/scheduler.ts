@@ -318,13 +318,14 @@ export class Scheduler {
     for (const [tenantId, due] of backlog) this.metrics.backlog(tenantId, due, now.getTime());
   }
 
-  /** Hourly: minutes older than the retention (BULKHEAD_METRICS_RETENTION_DAYS, 14) go. */
+  /** Hourly: minutes older than the retention (BULKHEAD_METRICS_RETENTION_DAYS, 14) go, and event counts of past minutes. */
   private async pruneMetrics(): Promise<void> {
     const now = this.now().getTime();
     if (this.deps.metrics === false || now - this.lastMetricsPrune < METRICS_PRUNE_MS) return;
     this.lastMetricsPrune = now;
     const days = this.deps.config.BULKHEAD_METRICS_RETENTION_DAYS ?? 14;
     await this.store.pruneTenantMetrics(new Date(now - days * 86_400_000));
+    await this.store.pruneEventMinutes(new Date(now - METRICS_PRUNE_MS));
   }
 
   private async reap(): Promise<void> {

@@ -10,6 +10,7 @@ import { claimDueInstances, type ClaimedInstance, type ClaimOptions } from "./cl
 import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
 import { asTenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
+import { pruneEventMinutes } from "./events.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
 import { RunStore } from "./run-store.ts";
 import { reapWorkerTasks, type ReapOptions } from "./worker-tasks.ts";
@@ -86,6 +87,11 @@ export class BackendStore {
 
   pruneTenantMetrics(before: Date) {
     return pruneTenantMetrics(this.backend.pool, before);
+  }
+
+  /** Emit counts of minutes before `before` (they bound nothing any more). */
+  pruneEventMinutes(before: Date) {
+    return pruneEventMinutes(this.backend.pool, before);
   }
 
   // ---------------------------------------------------------------- breakers (every tenant here)

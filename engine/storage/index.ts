@@ -41,6 +41,7 @@ export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
 export type { ClaimedInstance } from "./claim.ts";
 export type { ClaimedRow, OutputRow, Progress } from "./execution.ts";
 export type { ChildCreation, ChildOutcome } from "./children.ts";
+export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";

@@ -8,12 +8,12 @@ export async function writeTenantMetrics(db: Queryable, rows: readonly MetricRow
   if (rows.length === 0) return;
   await db.query({
     name: "write_tenant_metrics",
-    text: `INSERT INTO tenant_metrics AS m (tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited)
+    text: `INSERT INTO tenant_metrics AS m (tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited, resource_waits)
            SELECT r.tenant_id, r.minute, r.claimed, r.completed, r.failed, r.deferred,
                   ARRAY(SELECT jsonb_array_elements_text(r.lag)::int), ARRAY(SELECT jsonb_array_elements_text(r.backlog)::int),
-                  r.steps_peak, r.steps_waited
-             FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::int[], $10::int[])
-                  AS r(tenant_id, minute, claimed, completed, failed, deferred, lag, backlog, steps_peak, steps_waited)
+                  r.steps_peak, r.steps_waited, r.resource_waits
+             FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[])
+                  AS r(tenant_id, minute, claimed, completed, failed, deferred, lag, backlog, steps_peak, steps_waited, resource_waits)
            ON CONFLICT (tenant_id, minute) DO UPDATE SET
              claimed = m.claimed + EXCLUDED.claimed,
              completed = m.completed + EXCLUDED.completed,
@@ -23,11 +23,13 @@ export async function writeTenantMetrics(db: Queryable, rows: readonly MetricRow
              backlog_samples = m.backlog_samples || EXCLUDED.backlog_samples,
              -- the peak of one engine process (several processes' peaks are not summed: each has its own slots)
              steps_peak = GREATEST(m.steps_peak, EXCLUDED.steps_peak),
-             steps_waited = m.steps_waited + EXCLUDED.steps_waited`,
+             steps_waited = m.steps_waited + EXCLUDED.steps_waited,
+             resource_waits = bulkhead_add_keyed_counts(m.resource_waits, EXCLUDED.resource_waits)`,
     values: [
       rows.map((r) => r.tenantId), rows.map((r) => r.minute), rows.map((r) => r.claimed), rows.map((r) => r.completed),
       rows.map((r) => r.failed), rows.map((r) => JSON.stringify(r.deferred)), rows.map((r) => JSON.stringify(r.lagBuckets)),
       rows.map((r) => JSON.stringify(r.backlogSamples)), rows.map((r) => r.stepsPeak), rows.map((r) => r.stepsWaited),
+      rows.map((r) => JSON.stringify(r.resourceWaits)),
     ],
   });
 }
@@ -49,16 +51,17 @@ export async function readTenantMetrics(db: Queryable, from: Date, to: Date): Pr
   const { rows } = await db.query<{
     tenant_id: string; minute: Date; claimed: number; completed: number; failed: number;
     deferred: MetricRow["deferred"]; lag_buckets: number[] | null; backlog_samples: number[] | null; steps_peak: number; steps_waited: number;
+    resource_waits: Record<string, number>;
   }>({
     name: "read_tenant_metrics",
-    text: `SELECT tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited
+    text: `SELECT tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited, resource_waits
              FROM tenant_metrics WHERE minute >= $1 AND minute < $2 ORDER BY minute, tenant_id`,
     values: [from, to],
   });
   return rows.map((r) => ({
     tenantId: r.tenant_id, minute: r.minute, claimed: r.claimed, completed: r.completed, failed: r.failed,
     deferred: r.deferred, lagBuckets: r.lag_buckets ?? [], backlogSamples: r.backlog_samples ?? [],
-    stepsPeak: r.steps_peak, stepsWaited: r.steps_waited,
+    stepsPeak: r.steps_peak, stepsWaited: r.steps_waited, resourceWaits: r.resource_waits,
   }));
 }
 

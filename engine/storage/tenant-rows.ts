@@ -26,6 +26,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "worker_tasks" },
   { name: "worker_task_attempts", generated: "id" },
   { name: "event_dedupe" },
+  { name: "event_fan_out_minutes" },
   { name: "triggers" },
   { name: "circuit_breakers" },
   { name: "circuit_breaker_resets", generated: "id" },

@@ -5,7 +5,7 @@ import { fairness, jainIndex, lagPercentile } from "./fairness.ts";
 
 const minute = (m: number) => new Date(Date.UTC(2026, 10, 29, 12, m));
 const row = (tenantId: string, m: number, claimed: number, backlogSamples: number[] = [], lagBuckets: number[] = []): MetricRow => ({
-  tenantId, minute: minute(m), claimed, completed: claimed, failed: 0, deferred: {}, lagBuckets, backlogSamples, stepsPeak: 0, stepsWaited: 0,
+  tenantId, minute: minute(m), claimed, completed: claimed, failed: 0, deferred: {}, lagBuckets, backlogSamples, stepsPeak: 0, stepsWaited: 0, resourceWaits: {},
 });
 
 describe("jainIndex", () => {

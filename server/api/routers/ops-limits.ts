@@ -1,9 +1,10 @@
-// A tenant's limits for operators: its own claim cap and in-flight limit (control plane, read by
-// every engine within a second), its step budget and its rate limits (on its backend, through
+// A tenant's limits for operators: its own values of the resource ledger's tiered limits (control
+// plane, read by every engine and web process within a second), its step budget and its rate limits (on its backend, through
 // the router). Every change is in the audit log.
 import { z } from "zod";
 import { recordAudit } from "../../control/audit.ts";
 import { applyBudget, applyRateLimit } from "../../limits.ts";
+import { tenantLimitsCache } from "../../tenant-limits-cache.ts";
 import { operatorTenantProcedure, router } from "../trpc.ts";
 
 /** 0 or empty: the engine default. */
@@ -23,9 +24,12 @@ export const opsLimitsRouter = router({
       claimCap: own?.claimCap ?? null,
       maxConcurrency: own?.maxConcurrency ?? null,
       maxSteps: own?.maxSteps ?? null,
+      outboundPerHost: own?.outboundPerHost ?? null,
+      apiRatePerSec: own?.apiRatePerSec ?? null,
       defaults: {
         claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT,
-        maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT,
+        maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT, outboundPerHost: config.BULKHEAD_OUTBOUND_PER_HOST,
+        apiRatePerSec: config.BULKHEAD_API_RATE_PER_SEC,
       },
       budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
       rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
@@ -33,17 +37,25 @@ export const opsLimitsRouter = router({
   }),
 
   /**
-   * The tenant's own claim cap, in-flight limit and step limit: null returns one to the engine
-   * default, an absent one is kept. Answers all three (control plane: not held up by a move).
+   * The tenant's own claim cap, in-flight limit, step limit, outbound bound per host and API
+   * request rate: null returns one to the default, an absent one is kept. Answers them all
+   * (control plane: not held up by a move).
    */
   set: operatorTenantProcedure
-    .input(z.object({ claimCap: override.optional(), maxConcurrency: override.optional(), maxSteps: override.optional() }))
+    .input(z.object({
+      claimCap: override.optional(), maxConcurrency: override.optional(), maxSteps: override.optional(),
+      outboundPerHost: override.optional(), apiRatePerSec: override.optional(),
+    }))
     .mutation(async ({ ctx, input }) => {
       const { tenantId, ...changes } = input;
       const limits = await ctx.services.storage.setTenantLimits(tenantId, changes);
+      tenantLimitsCache(ctx.services).invalidate();
       await recordAudit(ctx.services.prisma, {
         actor: ctx.user.email, actorUserId: ctx.user.id, tenantId, action: "limits.set",
-        details: { claim_cap: limits.claimCap, max_concurrency: limits.maxConcurrency, max_steps: limits.maxSteps },
+        details: {
+          claim_cap: limits.claimCap, max_concurrency: limits.maxConcurrency, max_steps: limits.maxSteps,
+          outbound_per_host: limits.outboundPerHost, api_rate_per_sec: limits.apiRatePerSec,
+        },
       });
       return limits;
     }),
