@@ -297,7 +297,7 @@ const fleetPollSql = (byQueue: boolean) => `${fleetCandidates(byQueue)}, winners
    FOR UPDATE OF w SKIP LOCKED
 ), claimed AS (
   UPDATE worker_tasks t
-     SET state = 'claimed', worker_id = $${byQueue ? 6 : 5}, claimed_at = now(), heartbeat_at = now(), claim_epoch = t.claim_epoch + 1
+     SET state = 'claimed', worker_id = $${byQueue ? 6 : 5}, claimed_at = statement_timestamp(), heartbeat_at = statement_timestamp(), claim_epoch = t.claim_epoch + 1
     FROM winners
    WHERE t.id = winners.id
   RETURNING t.*, winners.round, winners.first_at
