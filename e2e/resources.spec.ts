@@ -6,6 +6,10 @@
 // within seconds the engine runs more of its steps at once, which the page shows as a peak above
 // 4. The change keeps the tenant's claim cap and in-flight limit and is in the audit log. The
 // ledger is there, with the boundaries not enforced yet marked; the page fits a 390 px phone.
+// Another tenant gets an API rate of 1/s and an outbound limit of 1 on its page: a quick run of
+// calls with its API key gets 429s with Retry-After, and a fan-out of three calls to the slow
+// vendor has two of them wait for the one outbound slot; the Resources page lists the key as a
+// throttled caller, held to 1/s, and the tenant as waiting at its own outbound limit.
 // Tenant users get the ordinary not-found page.
 import { expect, test, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
@@ -23,31 +27,41 @@ const BRANCHES = 40;
 // Both under the 16 requests a tenant may have open to one host, so only the step limit binds.
 const LOW_LIMIT = 4;
 const RAISED_LIMIT = 12;
+/** The tenant page's form of the claim cap and the other limits saved with it. */
+const LIMITS_FORM = "Claim cap, in-flight limit, step limit, outbound requests per host and API requests per second";
 
 // ------------------------------------------------------------------------------- the vendor
 
-/** Calls open at the vendor now, and the most at once since `resetPeak`. */
+/** Calls open at the vendor now, and the most at once; and the same per tenant (its `tenant` query parameter). */
 let open = 0;
 let peak = 0;
 let calls = 0;
+const openOf = new Map<string, number>();
+const peakOf = new Map<string, number>();
 let vendor: http.Server;
 let operatorKey: string;
 
 test.beforeAll(async () => {
   vendor = http.createServer((request, response) => {
     request.resume();
-    open++;
+    const tenant = new URL(request.url ?? "/", "http://vendor").searchParams.get("tenant") ?? "";
+    const opened = (by: number) => {
+      open += by;
+      openOf.set(tenant, (openOf.get(tenant) ?? 0) + by);
+    };
+    opened(1);
     calls++;
     peak = Math.max(peak, open);
+    peakOf.set(tenant, Math.max(peakOf.get(tenant) ?? 0, openOf.get(tenant)!));
     const timer = setTimeout(() => {
-      open--;
+      opened(-1);
       response.writeHead(200, { "content-type": "application/json" });
       response.end(JSON.stringify({ ok: true }));
     }, VENDOR_MS);
     response.on("close", () => {
       if (!response.writableFinished) {
         clearTimeout(timer);
-        open--;
+        opened(-1);
       }
     });
   });
@@ -79,6 +93,20 @@ async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 
 const stepSlots = (page: Page) => page.getByRole("table", { name: "Step slots by tenant", exact: true });
 const rowOf = (page: Page, tenant: string) => stepSlots(page).getByRole("row").filter({ has: page.getByRole("link", { name: tenant, exact: true }) });
+
+/** Waits out the end of a clock minute, so counts "of this minute" are still of it when the page reads them. */
+async function wellInsideAMinute(page: Page, secondsLeft = 25): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < secondsLeft * 1_000) await page.waitForTimeout(left + 200);
+}
+
+/** No horizontal scrolling: neither of the page nor inside any of its tables' wrappers. */
+async function overflows(page: Page): Promise<{ page: number; tables: number[] }> {
+  return page.evaluate(() => ({
+    page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    tables: [...document.querySelectorAll(".table-wrap")].map((wrap) => wrap.scrollWidth - wrap.clientWidth),
+  }));
+}
 
 /** The tenant's "peak / limit" cell as numbers. */
 async function peakAndLimit(page: Page, tenant: string): Promise<{ peak: number; limit: number; text: string }> {
@@ -113,12 +141,12 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
   await test.step(`its step limit set to ${LOW_LIMIT} on its page (with its own claim cap and in-flight limit)`, async () => {
     await signIn(page, DEMO_OPERATOR);
     await page.goto(`/ops/tenants/${tenant}`);
-    const caps = page.getByRole("form", { name: "Claim cap, in-flight limit and step limit", exact: true });
+    const caps = page.getByRole("form", { name: LIMITS_FORM, exact: true });
     await caps.getByRole("spinbutton", { name: "Claim cap", exact: true }).fill("6");
     await caps.getByRole("spinbutton", { name: "In-flight limit", exact: true }).fill("10");
     await caps.getByRole("spinbutton", { name: "Step limit", exact: true }).fill(String(LOW_LIMIT));
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
-    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}.`);
+    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s).`);
     // Engines read tenant limits every 500 ms.
     await page.waitForTimeout(1_500);
   });
@@ -193,6 +221,111 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     await rowOf(page, tenant).getByRole("spinbutton", { name: `Step limit of ${tenant}`, exact: true }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: testInfo.outputPath("resources-390-form.png") });
     await testInfo.attach("resources at 390 px, the limit form", { path: testInfo.outputPath("resources-390-form.png"), contentType: "image/png" });
+  });
+});
+
+test("an operator sets a tenant's API rate to 1/s and its outbound limit to 1 on its page; the Resources page shows its key throttled and its calls waiting", async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const tenant = `thr-${Date.now().toString(36)}`;
+  const ledgerRow = (id: string) => LEDGER.find((e) => e.id === id)!;
+  let key = "";
+  let prefix = "";
+  const sequenceId = randomUUID();
+
+  await test.step("a tenant with an API key, and a fan-out of three calls to the slow vendor", async () => {
+    expect((await request.post("/api/v1/tenants", { headers: headers(), data: { id: tenant } })).status()).toBe(201);
+    key = (await bulkheadCli("api-keys", "create", tenant, "--name", "throttled-e2e")).trim().split("\n").at(-1)!;
+    prefix = (await withDb((db) => db.query<{ prefix: string }>("SELECT prefix FROM api_keys WHERE tenant_id = $1", [tenant]))).rows[0]!.prefix;
+    expect(key.startsWith(prefix)).toBe(true);
+    const branches = [0, 1, 2].map((i) => [{
+      type: "step", id: `call-${i}`, handler: "http_request",
+      params: { method: "GET", url: `${VENDOR}/slow?tenant=${tenant}&branch=${i}`, timeout_ms: 20_000 },
+    }]);
+    const created = await request.post("/api/v1/sequences", {
+      headers: headers(),
+      data: {
+        id: sequenceId, tenant_id: tenant, namespace: "default", name: "three-calls", version: 1, created_at: new Date().toISOString(),
+        blocks: [{ type: "parallel", id: "fan", branches }],
+      },
+    });
+    expect(created.status()).toBe(201);
+  });
+
+  await test.step("its API rate set to 1/s and its outbound limit to 1 on its page", async () => {
+    await signIn(page, DEMO_OPERATOR);
+    await page.goto(`/ops/tenants/${tenant}`);
+    const caps = page.getByRole("form", { name: LIMITS_FORM, exact: true });
+    const outbound = caps.getByRole("spinbutton", { name: "Outbound requests per host", exact: true });
+    const apiRate = caps.getByRole("spinbutton", { name: "API requests per second", exact: true });
+    // Empty: the defaults, said in the placeholders.
+    await expect(outbound).toHaveValue("");
+    await expect(outbound).toHaveAttribute("placeholder", "default: 16");
+    await expect(apiRate).toHaveAttribute("placeholder", "default: 50");
+    await outbound.fill("1");
+    await apiRate.fill("1");
+    await caps.getByRole("button", { name: "Save limits", exact: true }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved:" })).toHaveText(
+      "Saved: claim cap the default (8), in-flight limit the default (32), step limit the default (32), outbound requests per host 1, API rate 1/s.",
+    );
+    const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
+    expect(audit.rows).toEqual([
+      { actor: DEMO_OPERATOR, details: { claim_cap: null, max_concurrency: null, max_steps: null, outbound_per_host: 1, api_rate_per_sec: 1 } },
+    ]);
+    await page.reload();
+    await expect(page.getByRole("spinbutton", { name: "Outbound requests per host", exact: true })).toHaveValue("1");
+    await expect(page.getByRole("spinbutton", { name: "API requests per second", exact: true })).toHaveValue("1");
+    // Engines read tenant limits every 500 ms, web processes within a second.
+    await page.waitForTimeout(1_500);
+  });
+
+  let refused = 0;
+  await test.step("the fan-out runs, and ten quick calls with the tenant's key get 429s with Retry-After", async () => {
+    const started = await request.post("/api/v1/instances", { headers: headers(), data: { sequence_id: sequenceId, tenant_id: tenant, namespace: "default" } });
+    expect(started.status()).toBe(201);
+
+    await wellInsideAMinute(page);
+    const replies: { status: number; retryAfter: string | undefined }[] = [];
+    for (let i = 0; i < 10; i++) {
+      const reply = await request.get("/api/v1/circuit-breakers", { headers: { "x-api-key": key } });
+      replies.push({ status: reply.status(), retryAfter: reply.headers()["retry-after"] });
+    }
+    // 1/s with a burst in proportion to the default's (50/s, 200): 4 at once.
+    expect(replies.slice(0, 4).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const refusals = replies.filter((r) => r.status === 429);
+    refused = refusals.length;
+    expect(refused).toBeGreaterThanOrEqual(5);
+    expect(replies.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    for (const r of refusals) expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+    testInfo.annotations.push({ type: "refused", description: `${refused} of 10` });
+  });
+
+  await test.step("the Resources page lists the key as throttled, held to 1/s, and the tenant waiting at its own outbound limit", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Resources", exact: true }).click();
+    await expect(page).toHaveURL(/\/ops\/resources$/);
+    const throttled = page.getByRole("table", { name: "Throttled API callers", exact: true });
+    const callerRow = throttled.getByRole("row").filter({ has: page.getByRole("link", { name: tenant, exact: true }) });
+    await expect(callerRow).toHaveCount(1, { timeout: 15_000 });
+    await expect(callerRow.getByRole("cell")).toHaveText([`${prefix}…`, "api key", "1", /^\d{1,2}:\d{2}:\d{2}/, "1/s, burst 4", String(refused)]);
+
+    // Engines flush metrics every 5 s; two of the three calls waited for the tenant's one slot to the vendor.
+    const waits = page.getByRole("table", { name: "Waits for other bounded resources", exact: true });
+    const outbound = ledgerRow("outbound_per_host");
+    const waitRow = waits.getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: outbound.resource, exact: true }) })
+      .filter({ has: page.getByRole("link", { name: tenant, exact: true }) });
+    await expect(waitRow).toHaveCount(1, { timeout: 25_000 });
+    await expect(waitRow.getByRole("cell")).toHaveText([tenant, /^[1-9]\d*$/, "1 open at once (its own) at its limit"]);
+    expect(peakOf.get(tenant)).toBe(1);
+  });
+
+  await test.step("a screenshot at 1440 px, where nothing overflows the page or a table", async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await expect(page.getByRole("table", { name: "Throttled API callers", exact: true })).toBeVisible();
+    const overflow = await overflows(page);
+    expect(overflow.page).toBeLessThanOrEqual(0);
+    expect(overflow.tables.filter((px) => px > 0)).toEqual([]);
+    await page.screenshot({ path: testInfo.outputPath("resources-1440.png"), fullPage: true });
+    await testInfo.attach("resources at 1440 px", { path: testInfo.outputPath("resources-1440.png"), contentType: "image/png" });
   });
 });
 

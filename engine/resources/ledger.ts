@@ -43,7 +43,7 @@ export const LEDGER: readonly LedgerEntry[] = [
   },
   {
     id: "outbound_per_host", resource: "outbound requests per (tenant, host), per process", boundary: "tiered", default: "16 open at once; over it a step waits",
-    setting: "BULKHEAD_OUTBOUND_PER_HOST", override: "ops.limits.set: outbound per host", enforcedAt: "engine/handlers/host-slots.ts",
+    setting: "BULKHEAD_OUTBOUND_PER_HOST", override: "tenant page: outbound per host", enforcedAt: "engine/handlers/host-slots.ts",
     test: "engine/handlers/outbound-slots.test.ts", enforced: true,
   },
   {
@@ -100,8 +100,8 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "engine/storage/connection-shares.ts", test: "engine/storage/connection-shares.int.test.ts", enforced: true,
   },
   {
-    id: "api_requests", resource: "API requests", boundary: "per tenant", default: "50 requests/s, burst 200, per key or user and tenant",
-    setting: "BULKHEAD_API_RATE_PER_SEC, BULKHEAD_API_BURST", override: null, enforcedAt: "server/request-rate.ts",
+    id: "api_requests", resource: "API requests", boundary: "tiered", default: "50 requests/s, burst 200, per key or user and tenant",
+    setting: "BULKHEAD_API_RATE_PER_SEC, BULKHEAD_API_BURST", override: "tenant page: API rate", enforcedAt: "server/request-rate.ts",
     test: "server/request-rate.int.test.ts", enforced: true,
   },
   {

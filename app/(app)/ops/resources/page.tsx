@@ -4,10 +4,15 @@ import { notFound } from "next/navigation";
 import { signedInCaller } from "../../../../server/web/session.ts";
 import { LedgerTable } from "./ledger-table";
 import { StepSlotsCard } from "./step-slots-card";
+import { ThrottledCard } from "./throttled-card";
+import { WaitsCard } from "./waits-card";
 
 export const metadata: Metadata = { title: "Resources · Operator console" };
 
-/** Every resource tenants share (the engine's ledger), and the step slots' live use. */
+/**
+ * Every resource tenants share (the engine's ledger), and live: the step slots' use, the API
+ * callers throttled lately and the tenants that waited for another bounded resource.
+ */
 export default async function OpsResourcesPage() {
   let ledger;
   try {
@@ -22,11 +27,14 @@ export default async function OpsResourcesPage() {
       <div className="page-header">
         <h1>Resources</h1>
         <p>
-          Every resource the tenants share, where its boundary is enforced and what changes it; and which tenants use the most
-          of their step slots right now.
+          Every resource the tenants share, where its boundary is enforced and what changes it; which tenants use the most of
+          their step slots right now, which API callers were throttled lately, and which tenants waited for another bounded
+          resource.
         </p>
       </div>
       <StepSlotsCard />
+      <ThrottledCard />
+      <WaitsCard />
       <section className="card" aria-labelledby="ledger-heading">
         <h2 id="ledger-heading">Resource ledger</h2>
         <p className="muted">

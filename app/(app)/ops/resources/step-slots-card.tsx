@@ -9,7 +9,8 @@ import { QueryError } from "../../../_components/query-error";
 import { useTRPC } from "../../../_components/trpc";
 import type { AppRouter } from "../../../../server/api/root.ts";
 
-const REFRESH_MS = 2_000;
+/** How often the Resources page's live cards read again. */
+export const REFRESH_MS = 2_000;
 const MAX_INT4 = 2_147_483_647;
 
 /** One tenant's row, as resources.usage answers it. */

@@ -24,8 +24,9 @@ export function formatMs(ms: number): string {
 const override = (value: string) => (value.trim() === "" ? null : Number(value));
 
 /**
- * The tenant's limits, each saved on its own: its claim cap and in-flight limit (engines follow
- * within a second), its step budget and its rate limits. Every change is in the audit log.
+ * The tenant's limits, each saved on its own: its claim cap, in-flight limit, step limit,
+ * outbound requests per host and API request rate (engines and web processes follow within a
+ * second), its step budget and its rate limits. Every change is in the audit log.
  */
 export function LimitsCard({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
@@ -35,9 +36,17 @@ export function LimitsCard({ tenantId }: { tenantId: string }) {
   const { data } = limits;
   return (
     <>
-      <h3>Claims and concurrency</h3>
+      <h3>Claims, concurrency and request rates</h3>
       {/* Mounted once the limits are known, so the inputs start from the saved values. */}
-      <CapsForm tenantId={tenantId} claimCap={data.claimCap} maxConcurrency={data.maxConcurrency} maxSteps={data.maxSteps} defaults={data.defaults} />
+      <CapsForm
+        tenantId={tenantId}
+        claimCap={data.claimCap}
+        maxConcurrency={data.maxConcurrency}
+        maxSteps={data.maxSteps}
+        outboundPerHost={data.outboundPerHost}
+        apiRatePerSec={data.apiRatePerSec}
+        defaults={data.defaults}
+      />
       <h3>Step budget</h3>
       <BudgetSection tenantId={tenantId} budget={data.budget} />
       <h3>Rate limits</h3>
@@ -57,37 +66,46 @@ function useInvalidate() {
 }
 
 function CapsForm({
-  tenantId, claimCap, maxConcurrency, maxSteps, defaults,
+  tenantId, claimCap, maxConcurrency, maxSteps, outboundPerHost, apiRatePerSec, defaults,
 }: {
   tenantId: string;
   claimCap: number | null;
   maxConcurrency: number | null;
   maxSteps: number | null;
-  defaults: { claimCap: number; maxConcurrency: number; maxSteps: number };
+  outboundPerHost: number | null;
+  apiRatePerSec: number | null;
+  defaults: { claimCap: number; maxConcurrency: number; maxSteps: number; outboundPerHost: number; apiRatePerSec: number };
 }) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
   const [cap, setCap] = useState(claimCap?.toString() ?? "");
   const [concurrency, setConcurrency] = useState(maxConcurrency?.toString() ?? "");
   const [steps, setSteps] = useState(maxSteps?.toString() ?? "");
+  const [outbound, setOutbound] = useState(outboundPerHost?.toString() ?? "");
+  const [apiRate, setApiRate] = useState(apiRatePerSec?.toString() ?? "");
   const save = useMutation(trpc.ops.limits.set.mutationOptions({ onSettled: invalidate }));
   const capDefault = defaults.claimCap === 0 ? "no cap" : defaults.claimCap.toLocaleString();
-  const said = (value: number | null, fallback: string) => (value === null ? `the default (${fallback})` : value.toLocaleString());
+  const said = (value: number | null, fallback: string, unit = "") => (value === null ? `the default (${fallback}${unit})` : `${value.toLocaleString()}${unit}`);
 
   return (
     <>
       <p className="muted">
         The claim cap bounds the tenant&apos;s instances in one claim batch; the in-flight limit bounds its instances in flight per
-        engine process; the step limit bounds its steps running at once per engine process (every parallel branch counts).
-        Empty means the engine default. Engines follow a change within a second.
+        engine process; the step limit bounds its steps running at once per engine process (every parallel branch counts); the
+        outbound limit bounds its requests open at once to one host per process (over it a step waits); the API rate bounds
+        each of its API keys&apos; and users&apos; requests per second (the burst in proportion; over it a request gets 429).
+        Empty means the engine default. Engines and web processes follow a change within a second.
       </p>
       <ChangeError what="save the limits" error={save.error} />
       <form
         className="form-row"
-        aria-label="Claim cap, in-flight limit and step limit"
+        aria-label="Claim cap, in-flight limit, step limit, outbound requests per host and API requests per second"
         onSubmit={(event) => {
           event.preventDefault();
-          save.mutate({ tenantId, claimCap: override(cap), maxConcurrency: override(concurrency), maxSteps: override(steps) });
+          save.mutate({
+            tenantId, claimCap: override(cap), maxConcurrency: override(concurrency), maxSteps: override(steps),
+            outboundPerHost: override(outbound), apiRatePerSec: override(apiRate),
+          });
         }}
       >
         <label>
@@ -132,6 +150,34 @@ function CapsForm({
             onChange={(event) => { setSteps(event.target.value); save.reset(); }}
           />
         </label>
+        <label>
+          Outbound requests per host
+          <input
+            className="input"
+            name="outboundPerHost"
+            type="number"
+            min={1}
+            max={MAX_INT4}
+            step={1}
+            placeholder={`default: ${defaults.outboundPerHost.toLocaleString()}`}
+            value={outbound}
+            onChange={(event) => { setOutbound(event.target.value); save.reset(); }}
+          />
+        </label>
+        <label>
+          API requests per second
+          <input
+            className="input"
+            name="apiRatePerSec"
+            type="number"
+            min={1}
+            max={MAX_INT4}
+            step={1}
+            placeholder={`default: ${defaults.apiRatePerSec.toLocaleString()}`}
+            value={apiRate}
+            onChange={(event) => { setApiRate(event.target.value); save.reset(); }}
+          />
+        </label>
         <button className="btn btn-primary" type="submit" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save limits"}
         </button>
@@ -139,7 +185,9 @@ function CapsForm({
       {save.data && (
         <p className="status-line" role="status">
           Saved: claim cap {said(save.data.claimCap, capDefault)}, in-flight limit {said(save.data.maxConcurrency, defaults.maxConcurrency.toLocaleString())}, step
-          limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString())}.
+          limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString())}, outbound requests per
+          host {said(save.data.outboundPerHost, defaults.outboundPerHost.toLocaleString())}, API
+          rate {said(save.data.apiRatePerSec, defaults.apiRatePerSec.toLocaleString(), "/s")}.
         </p>
       )}
     </>
