@@ -84,6 +84,8 @@ const CASES: Record<string, Case> = {
   "ops.audit.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "resources.ledger": { gate: "operator" },
   "resources.usage": { gate: "operator" },
+  "resources.throttled": { gate: "operator" },
+  "resources.waits": { gate: "operator" },
 
   "breakers.list": { gate: "tenant", input: tenantOnly },
   "breakers.resets": { gate: "tenant", input: (tenantId) => ({ tenantId, limit: 10 }) },
