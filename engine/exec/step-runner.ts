@@ -48,10 +48,20 @@ interface InFlight {
 
 interface ActiveRun extends Dispatching {
   inflight: Map<string, InFlight>;
+  /** Results that arrived since the loop last looked, in arrival order. */
+  settled: { step: InFlight; result: StepResult }[];
+  /** Wakes the loop when it waits for a result. */
+  wake: (() => void) | null;
+  /** When the oldest result not yet written settled (ms), or null. */
+  unsavedSince: number | null;
+  /** A step that threw (a database error in its pre-flight, say): the run fails with it, as it would inline. */
+  thrown: { error: unknown } | null;
 }
 
 /** G.2: queued signals are read this often while steps run. */
 const SIGNAL_POLL_MS = 250;
+/** A settled step's result waits at most this long for a write while other steps still run. */
+export const PROGRESS_EVERY_MS = 250;
 
 export class StepRunner {
   private readonly sequences = new SequenceCache();
@@ -72,7 +82,7 @@ export class StepRunner {
     const outputs = row.cursor !== null && readsOutputs(sequence) ? await store.latestOutputs() : {};
     const run = new RunState(claim, row, sequence, outputs, this.deps.now);
     const log = this.deps.log.child({ tenant_id: claim.tenantId, instance_id: claim.id });
-    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map() };
+    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map(), settled: [], wake: null, thrown: null, unsavedSince: null };
 
     await this.outcomes.takeExternal(run, store);
     if (row.hasSignals) await this.readSignals(at);
@@ -103,10 +113,15 @@ export class StepRunner {
         const status = run.cursor.cleanup?.status ?? progress.status;
         return (await run.commit(writer, status)) ? status : "lease_lost";
       }
-      // A settled step is written before any further step starts, or with the final state when
-      // the tree has settled (one write for the last step).
-      if (run.unsavedStep && progress.kind === "active" && (progress.runnable.length > 0 || inflight.size > 0)) {
+      // A settled step is written before any further step starts, at the latest PROGRESS_EVERY_MS
+      // after it settled while others still run, or with the final state when the tree has settled
+      // (one write for the last step). So a crash re-runs at most the steps in flight and those
+      // that settled in the last PROGRESS_EVERY_MS; and a wide fan-out whose branches trickle in
+      // through the step slots is not rewritten for every branch.
+      const startsNew = progress.kind === "active" && progress.runnable.some((leaf) => !inflight.has(leaf.id));
+      if (run.unsavedStep && progress.kind === "active" && (startsNew || (inflight.size > 0 && this.unsavedFor(at) >= PROGRESS_EVERY_MS))) {
         run.unsavedStep = false;
+        at.unsavedSince = null;
         if (!(await run.commit(writer, "running"))) return "lease_lost";
       }
       if (run.paused) {
@@ -132,22 +147,44 @@ export class StepRunner {
         continue; // something settled without running a step (a skipped `when`): evaluate again
       }
 
-      const [id, result] = await Promise.race([...inflight].map(([key, f]) => f.done.then((r) => [key, r] as const)));
-      const running = inflight.get(id)!;
-      inflight.delete(id);
-      if (result.kind === "interrupted") {
-        if (result.why === "lease_lost") return "lease_lost";
-        if (result.why === "shutdown") return this.release(run);
-        continue; // cancelled or paused while it ran: its result is dropped, the tree goes on
+      // Every result that arrived meanwhile (typically while the last commit was in flight) is
+      // applied before the tree is evaluated and written again: one evaluation and one commit for
+      // all of them, so a wide fan-out costs a write per batch of settled branches, not per branch.
+      if (at.settled.length === 0 && !at.thrown) {
+        // With results unsaved, wake in time to write them even if nothing else settles.
+        const writeIn = run.unsavedStep ? Math.max(0, PROGRESS_EVERY_MS - this.unsavedFor(at)) : null;
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          at.wake = resolve;
+          if (writeIn !== null) timer = setTimeout(resolve, writeIn);
+        });
+        clearTimeout(timer);
       }
-      // A handler's answer counts on its breaker even when the step's result is dropped below.
-      if (result.kind === "handled") this.outcomes.count(run, result.handler, result.outcome);
-      const state = run.tree.nodes[id];
-      // Cancelled (race loser, cancel signal) or reset while it ran: its result is dropped.
-      if (!state || state.status !== "active" || (state.attempt ?? 0) !== running.attempt) continue;
-      this.outcomes.apply(run, running.leaf, state, result);
-      run.unsavedStep = true;
+      at.wake = null;
+      if (at.thrown) throw at.thrown.error;
+      for (const { step, result } of at.settled.splice(0)) {
+        const id = step.leaf.id;
+        if (inflight.get(id) !== step) continue; // abandoned (paused) before it answered
+        inflight.delete(id);
+        if (result.kind === "interrupted") {
+          if (result.why === "lease_lost") return "lease_lost";
+          if (result.why === "shutdown") return this.release(run);
+          continue; // cancelled or paused while it ran: its result is dropped, the tree goes on
+        }
+        // A handler's answer counts on its breaker even when the step's result is dropped below.
+        if (result.kind === "handled") this.outcomes.count(run, result.handler, result.outcome);
+        const state = run.tree.nodes[id];
+        // Cancelled (race loser, cancel signal) or reset while it ran: its result is dropped.
+        if (!state || state.status !== "active" || (state.attempt ?? 0) !== step.attempt) continue;
+        this.outcomes.apply(run, step.leaf, state, result);
+        run.unsavedStep = true;
+        at.unsavedSince ??= performance.now(); // real time, whatever clock the run's logic uses
+      }
     }
+  }
+
+  private unsavedFor(at: ActiveRun): number {
+    return at.unsavedSince === null ? 0 : performance.now() - at.unsavedSince;
   }
 
   private start(at: ActiveRun, leaf: Leaf): void {
@@ -157,7 +194,12 @@ export class StepRunner {
     delete state.notBefore;
     delete state.deferReason;
     const done = leaf.type === "step" ? this.dispatcher.step(at, leaf, state, attempt, abort.signal) : this.dispatcher.child(at, leaf);
-    at.inflight.set(leaf.id, { leaf, attempt, abort, done });
+    const step: InFlight = { leaf, attempt, abort, done };
+    at.inflight.set(leaf.id, step);
+    done.then(
+      (result) => at.settled.push({ step, result }),
+      (error: unknown) => (at.thrown ??= { error }),
+    ).finally(() => at.wake?.());
   }
 
   private async readSignals(at: ActiveRun): Promise<void> {

@@ -95,6 +95,13 @@ export interface Progress {
  */
 export async function commitProgressBatch(db: Queryable & Connectable, batch: Progress[]): Promise<Set<string>> {
   const statement = commitStatement(batch);
+  if (batch.every((p) => p.state === "running")) {
+    return inTransaction(db, async (client) => {
+      await client.query("SET LOCAL synchronous_commit = off");
+      const { rows } = await client.query<{ id: string }>(statement);
+      return new Set(rows.map((r) => r.id));
+    });
+  }
   if (!batch.some((p) => isTerminal(p.state))) {
     const { rows } = await db.query<{ id: string }>(statement);
     return new Set(rows.map((r) => r.id));
