@@ -132,7 +132,7 @@ export async function main(): Promise<void> {
       summary: "Quiet tenants' step-start lag (due → vendor call began), p99, alone and beside a noisy tenant's 100-branch fan-out, with Bulkhead's step slots as configured, with the per-tenant limit off, and with none.",
       tables: [{ columns: ["step slots", "quiet p99 alone", ...FACTORS.map((f) => `noisy ${f}x (ratio to alone)`)], rows }],
       notes: [
-        `${QUIET_TENANTS} quiet tenants × ${QUIET_PER_TENANT} instances spread over ${WINDOW_MS} ms; each step calls an in-process vendor that answers after ${VENDOR_MS} ms.`,
+        `${QUIET_TENANTS} quiet tenants × ${QUIET_PER_TENANT} instances spread over ${WINDOW_MS} ms, the noisy tenant's parallels due at a steady rate over the same window; each step calls an in-process vendor that answers after ${VENDOR_MS} ms.`,
         `Each p99 is the median of ${REPEAT} runs (BENCH_FANOUT_REPEAT): PostgreSQL runs with fsync on, and this machine's fsync stalls for 100–250 ms now and then, which alone decides the tail of a single run.`,
         "The goal is ≤ 1.25× at both loads with the step slots on. Alone, the lag stays under one scheduler tick (100 ms): every run that ends wakes the claim loop.",
       ],
