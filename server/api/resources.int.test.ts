@@ -75,6 +75,8 @@ async function throttleRows(rows: { tenantId: string | null; actor: string; at: 
 }
 
 const ago = (ms: number) => new Date(Date.now() - ms);
+/** `ago` from one fixed moment, for rows whose order must follow `ms` exactly (Date.now() moves between calls). */
+const agoFrom = (base: number) => (ms: number) => new Date(base - ms);
 /** A pause, so rows `ago` a few milliseconds are newer than every row written before it. */
 const pause = (ms = 100) => new Promise((resolve) => setTimeout(resolve, ms));
 const keyPrefix = () => `bk_${randomUUID().slice(0, 8)}`;
@@ -241,7 +243,8 @@ describe("resources procedures", () => {
     const before = (await resources().throttled()).throttledCallers;
     const actors = Array.from({ length: 22 }, keyPrefix);
     await pause();
-    await throttleRows(actors.map((actor, i) => ({ tenantId: tenant, actor, at: ago(i) })));
+    const at = agoFrom(Date.now());
+    await throttleRows(actors.map((actor, i) => ({ tenantId: tenant, actor, at: at(i) })));
     const throttled = await resources().throttled();
     expect(throttled.callers.map((c) => c.actor)).toEqual(actors.slice(0, 20));
     expect(throttled.throttledCallers).toBe(before + 22);
@@ -254,10 +257,11 @@ describe("resources procedures", () => {
     // 1,000 newer rows of other callers (20 each, as if from 20 web processes) between the busy caller's two minutes.
     const others = Array.from({ length: 50 }, keyPrefix);
     await pause();
+    const at = agoFrom(Date.now());
     await throttleRows([
-      { tenantId: tenant, actor: busy, at: ago(8 * MINUTE_MS) },
-      ...Array.from({ length: 1_000 }, (_, i) => ({ tenantId: tenant, actor: others[i % 50]!, at: ago(1 + i) })),
-      { tenantId: tenant, actor: busy, at: ago(0) },
+      { tenantId: tenant, actor: busy, at: at(8 * MINUTE_MS) },
+      ...Array.from({ length: 1_000 }, (_, i) => ({ tenantId: tenant, actor: others[i % 50]!, at: at(1 + i) })),
+      { tenantId: tenant, actor: busy, at: at(0) },
     ]);
     const throttled = await resources().throttled();
     expect(throttled.complete).toBe(false);
