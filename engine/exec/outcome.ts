@@ -10,6 +10,7 @@ import type { RunStore } from "../storage/index.ts";
 import type { StepResult } from "./dispatch.ts";
 import type { RunState } from "./run-state.ts";
 import type { Leaf, NodeState } from "./tree/state.ts";
+import { describeTextProblem, storableText, unstorableText } from "../text-hygiene.ts";
 
 export class Outcomes {
   constructor(
@@ -71,7 +72,7 @@ export class Outcomes {
         else run.succeed(id, state, result.output, true);
       } else {
         if (handler) this.breakers.recordFailure(run.claim.tenantId, handler, this.now().getTime());
-        run.fail(step, state, result.message, result.retryable);
+        run.fail(step, state, storableText(result.message), result.retryable);
       }
     }
   }
@@ -92,7 +93,7 @@ export class Outcomes {
         return run.succeed(id, state, outcome.output, false);
       }
       case "failure":
-        return run.fail(step, state, outcome.message, outcome.retryable);
+        return run.fail(step, state, storableText(outcome.message), outcome.retryable);
       case "snooze":
         state.notBefore = outcome.until.toISOString();
         state.deferReason = "snooze";
@@ -104,8 +105,14 @@ export class Outcomes {
   }
 }
 
-/** A.3: a step's output must match its output_schema; a mismatch is a permanent failure (no retry). */
+/**
+ * A step's output must be text PostgreSQL can store, and (A.3) match its output_schema; either
+ * problem is a permanent failure (no retry).
+ */
 function outputProblem(step: StepBlock | undefined, output: unknown): string | undefined {
+  // Text PostgreSQL cannot store would fail the commit of every step in its batch: the step fails instead.
+  const unstorable = unstorableText(output, "output");
+  if (unstorable) return `the handler's output cannot be stored: ${describeTextProblem(unstorable)}`;
   if (step?.output_schema === undefined || step.output_schema === null) return undefined;
   const violation = schemaViolation(step.output_schema, output);
   return violation && `output does not match the step's output_schema: ${violation}`;

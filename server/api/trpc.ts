@@ -4,6 +4,7 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { z } from "zod";
 import { AppError, isAppError, type ErrorCode } from "../../engine/errors.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
+import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
 import type { Role } from "../control/users.ts";
 import { admitRequest } from "../request-rate.ts";
 import type { Services } from "../services.ts";
@@ -110,6 +111,17 @@ function routed(store: TenantStore): RoutedTenant {
 
 const tenantNotFound = () => new TRPCError({ code: "NOT_FOUND", message: "tenant not found" });
 
+/**
+ * Text PostgreSQL cannot store (engine/text-hygiene.ts) is BAD_REQUEST naming the field. Used
+ * after each gate whose refusal must read as a missing procedure or tenant, so bad input tells a
+ * caller who may not call the procedure nothing.
+ */
+const storableInput = t.middleware(async ({ getRawInput, next }) => {
+  const problem = unstorableText(await getRawInput());
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: describeTextProblem(problem) });
+  return next();
+});
+
 export const publicProcedure = t.procedure.use(mapAppErrors);
 
 /** The user signed in; the user row is read on every call so role changes apply at once. */
@@ -135,10 +147,12 @@ function admitUser(services: Services, user: User, tenantId: string | null): Pro
 }
 
 /** A signed-in user, calling for no tenant in particular: the user's own request-rate bucket. */
-export const protectedProcedure = signedIn.use(async ({ ctx, next }) => {
-  await admitUser(ctx.services, ctx.user, null);
-  return next();
-});
+export const protectedProcedure = signedIn
+  .use(async ({ ctx, next }) => {
+    await admitUser(ctx.services, ctx.user, null);
+    return next();
+  })
+  .use(storableInput);
 
 /**
  * The tenant named by the input, for one of its members, with its store routed once (RoutedTenant).
@@ -150,6 +164,8 @@ export const protectedProcedure = signedIn.use(async ({ ctx, next }) => {
 export const tenantProcedure = signedIn
   .input(z.object({ tenantId: z.string().max(64) }))
   .use(async ({ ctx, input, next }) => {
+    // A tenant id PostgreSQL could not even look up names no tenant of the caller's.
+    if (unstorableText(input.tenantId)) throw tenantNotFound();
     const membership = await ctx.services.prisma.membership.findUnique({
       where: { tenantId_userId: { tenantId: input.tenantId, userId: ctx.user.id } },
       select: { role: true },
@@ -160,7 +176,8 @@ export const tenantProcedure = signedIn
       throw isAppError(error, "not_found") ? tenantNotFound() : error;
     });
     return next({ ctx: { tenant: { id: input.tenantId, role: membership.role as Role }, ...routed(store) } });
-  });
+  })
+  .use(storableInput);
 
 export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
   if (ctx.tenant.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "tenant admins only" });
@@ -180,7 +197,8 @@ export const operatorProcedure = signedIn
   .use(async ({ ctx, next }) => {
     await admitUser(ctx.services, ctx.user, null);
     return next();
-  });
+  })
+  .use(storableInput);
 
 /** Operators acting on the tenant the input names, its store routed once as for tenantProcedure (NOT_FOUND: no such tenant). */
 export const operatorTenantProcedure = operatorProcedure

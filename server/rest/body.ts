@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import { isAppError } from "../../engine/errors.ts";
 import { isDeeperThan, LIMITS } from "../../engine/sequence/validate.ts";
+import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
 import { Rejection } from "./http.ts";
 
 /** The global request-body limit (wire-format: 10 MiB; common Node defaults of 100 KB are too small). */
@@ -53,6 +54,9 @@ export async function readJson(request: Request, limit = BODY_LIMIT): Promise<un
   if (isDeeperThan(json, LIMITS.jsonDepth)) {
     throw new Rejection(400, `Failed to parse the request body as JSON: nesting exceeds the maximum depth of ${LIMITS.jsonDepth}`);
   }
+  // Text PostgreSQL cannot store is the client's mistake: a 400 naming the field, before anything is read or written.
+  const problem = unstorableText(json);
+  if (problem) throw new Rejection(400, `Failed to parse the request body as JSON: ${describeTextProblem(problem)}`);
   return json;
 }
 
