@@ -47,9 +47,7 @@ describe("REST", () => {
         const path = route.path.replaceAll("{id}", randomUUID()).replace(/\{[a-z_]+\}/g, "x");
         const key = route.access === "operator" ? opKey : tenant.key;
         const reply = await call(db, route.method, path, { key, body: { tenant_id: tenant.id, probe: { deep: [bad.text] } } });
-        expect({ status: reply.status, text: reply.text }).toEqual({
-          status: 400, text: `Failed to parse the request body as JSON: probe.deep[0]: ${bad.message}`,
-        });
+        expect({ status: reply.status, body: reply.json() }).toEqual({ status: 400, body: { error: `invalid argument: probe.deep[0]: ${bad.message}` } });
       });
     }
   }
@@ -57,14 +55,50 @@ describe("REST", () => {
   it("a sequence name, instance context and idempotency key with bad text are refused, and nothing is written", async () => {
     const before = await instanceCount();
     const named = await call(db, "POST", "/sequences", { key: tenant.key, body: { ...sequenceJson(tenant.id), name: "a\ud800b" } });
-    expect({ status: named.status, text: named.text }).toEqual({ status: 400, text: "Failed to parse the request body as JSON: name: contains an unpaired UTF-16 surrogate" });
+    expect({ status: named.status, body: named.json() }).toEqual({ status: 400, body: { error: "invalid argument: name: contains an unpaired UTF-16 surrogate" } });
     const context = await call(db, "POST", "/instances", { key: tenant.key, body: { sequence_id: sequenceId, tenant_id: tenant.id, namespace: "default", context: { data: { v: "x\u0000" } } } });
-    expect(context.text).toBe("Failed to parse the request body as JSON: context.data.v: contains a NUL (\\u0000) character");
+    expect(context.json()).toEqual({ error: "invalid argument: context.data.v: contains a NUL (\\u0000) character" });
     // Two keys that differ only in a lone surrogate must not both become U+FFFD and dedupe to one instance.
     const keyed = await call(db, "POST", "/instances", { key: tenant.key, body: { sequence_id: sequenceId, tenant_id: tenant.id, namespace: "default", idempotency_key: "k\udc00" } });
     expect(keyed.status).toBe(400);
     expect(await instanceCount()).toBe(before);
     expect((await call(db, "GET", "/health/live")).status).toBe(200);
+  });
+});
+
+describe("name-like fields", () => {
+  const huge = "n".repeat(1024 * 1024);
+
+  it("a sequence name, namespace or handler over 255 characters is a 422 naming the field and the limit; 255 is fine", async () => {
+    for (const [field, body] of [
+      ["name", { ...sequenceJson(tenant.id), name: huge }],
+      ["namespace", { ...sequenceJson(tenant.id), namespace: "s".repeat(256) }],
+      ["blocks[0].handler", { ...sequenceJson(tenant.id), blocks: [{ type: "step", id: "one", handler: "h".repeat(256) }] }],
+    ] as const) {
+      const reply = await call(db, "POST", "/sequences", { key: tenant.key, body });
+      expect({ status: reply.status, text: reply.text }).toEqual({
+        status: 422, text: `Failed to deserialize the JSON body into the target type: ${field}: must be at most 255 characters`,
+      });
+    }
+    expect((await call(db, "POST", "/sequences", { key: tenant.key, body: { ...sequenceJson(tenant.id), name: "n".repeat(255) } })).status).toBe(201);
+  });
+
+  it("an instance's idempotency and concurrency keys over 255 characters are a 422, and nothing is written", async () => {
+    const before = await instanceCount();
+    for (const field of ["idempotency_key", "concurrency_key"]) {
+      const reply = await call(db, "POST", "/instances", { key: tenant.key, body: { sequence_id: sequenceId, tenant_id: tenant.id, namespace: "default", [field]: huge } });
+      expect({ status: reply.status, text: reply.text }).toEqual({
+        status: 422, text: `Failed to deserialize the JSON body into the target type: ${field}: must be at most 255 characters`,
+      });
+    }
+    expect(await instanceCount()).toBe(before);
+  });
+
+  it("tRPC sequences.create refuses a 1 MiB name with BAD_REQUEST, not a 500", async () => {
+    const answer = await trpc("sequences.create", { tenantId: tenant.id, sequence: { ...sequenceJson(tenant.id), name: huge } });
+    expect(answer.status).toBeLessThan(500);
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.body.error?.message).toContain("must be at most 255 characters");
   });
 });
 

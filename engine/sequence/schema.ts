@@ -68,12 +68,19 @@ export const ContextAccess = z.object({
   runtime: z.boolean().default(false),
 });
 
+/**
+ * Names and ids (sequence, namespace, block, handler, queue, rate-limit key): at most NAME_MAX
+ * characters, so they fit the indexes that hold them and a megabyte "name" is a 422, not a 500.
+ */
+export const NAME_MAX = 255;
+export const nameString = () => z.string().max(NAME_MAX, { message: `must be at most ${NAME_MAX} characters` });
+
 export const HumanChoice = z.object({ label: z.string(), value: z.string() });
 
 export const HumanInputDef = z.object({
   prompt: z.string().default(""),
   timeout: optional(durationMs),
-  escalation_handler: optional(z.string()),
+  escalation_handler: optional(nameString()),
   /** Absent = Yes/No (values `yes`/`no`). */
   choices: optional(z.array(HumanChoice)),
   /** Key in `context.data` for the answer; the block id when absent. */
@@ -82,10 +89,10 @@ export const HumanInputDef = z.object({
 });
 
 /** A handler invocation: deadline escalation, interceptors. */
-export const HandlerCall = z.object({ handler: z.string(), params: json });
+export const HandlerCall = z.object({ handler: nameString(), params: json });
 
 export const Compensation = z.object({
-  handler: z.string(),
+  handler: nameString(),
   params: json,
   depends_on: z.array(z.string()).default([]),
   verification: z.enum(["handler_result", "provider_receipt", "manual"]).default("handler_result"),
@@ -103,22 +110,22 @@ export const Sla = z.object({ max_runtime: optional(durationMs), max_step_runtim
 
 export const StepBlock = z.object({
   type: z.literal("step"),
-  id: z.string(),
-  handler: z.string(),
+  id: nameString(),
+  handler: nameString(),
   params: json,
   delay: orNull(DelaySpec),
   retry: orNull(RetryPolicy),
   timeout: optional(durationMs),
-  rate_limit_key: optional(z.string()),
+  rate_limit_key: optional(nameString()),
   send_window: optional(SendWindow),
   /** Absent = all of data and config. */
   context_access: optional(ContextAccess),
   cancellable: z.boolean().default(true),
   wait_for_input: optional(HumanInputDef),
-  queue_name: optional(z.string()),
+  queue_name: optional(nameString()),
   deadline: optional(durationMs),
   on_deadline_breach: optional(HandlerCall),
-  fallback_handler: optional(z.string()),
+  fallback_handler: optional(nameString()),
   /** Template (B.1). */
   cache_key: optional(z.string()),
   output_schema: jsonSchema,
@@ -134,7 +141,7 @@ export const StepBlock = z.object({
 
 export const ParallelBlock = z.object({
   type: z.literal("parallel"),
-  id: z.string(),
+  id: nameString(),
   get branches(): z.ZodArray<z.ZodArray<BlockSchema>> {
     return z.array(z.array(Block));
   },
@@ -142,7 +149,7 @@ export const ParallelBlock = z.object({
 
 export const RaceBlock = z.object({
   type: z.literal("race"),
-  id: z.string(),
+  id: nameString(),
   get branches(): z.ZodArray<z.ZodArray<BlockSchema>> {
     return z.array(z.array(Block));
   },
@@ -151,7 +158,7 @@ export const RaceBlock = z.object({
 
 export const LoopBlock = z.object({
   type: z.literal("loop"),
-  id: z.string(),
+  id: nameString(),
   /** Expression (B.2). */
   condition: z.string(),
   get body(): z.ZodArray<BlockSchema> {
@@ -168,7 +175,7 @@ export const LoopBlock = z.object({
 
 export const ForEachBlock = z.object({
   type: z.literal("for_each"),
-  id: z.string(),
+  id: nameString(),
   /** Dotted path under `context.data`, or a `{{…}}` template yielding an array. */
   collection: z.string(),
   item_var: z.string().default("item"),
@@ -189,7 +196,7 @@ export const Route = z.object({
 
 export const RouterBlock = z.object({
   type: z.literal("router"),
-  id: z.string(),
+  id: nameString(),
   routes: z.array(Route),
   get default(): OrNull<z.ZodArray<BlockSchema>> {
     return orNull(z.array(Block));
@@ -198,7 +205,7 @@ export const RouterBlock = z.object({
 
 export const TryCatchBlock = z.object({
   type: z.literal("try_catch"),
-  id: z.string(),
+  id: nameString(),
   get try_block(): z.ZodArray<BlockSchema> {
     return z.array(Block);
   },
@@ -212,8 +219,8 @@ export const TryCatchBlock = z.object({
 
 export const SubSequenceBlock = z.object({
   type: z.literal("sub_sequence"),
-  id: z.string(),
-  sequence_name: z.string(),
+  id: nameString(),
+  sequence_name: nameString(),
   /** Absent = latest non-deprecated version. */
   version: optional(z.int32()),
   /** The child's `context.data`; not templated. */
@@ -231,20 +238,20 @@ export const ABVariant = z.object({
 export const ABSplitBlock = z.object({
   // Orch8's prose docs spell it `ab_split`; its decoder only knows `a_b_split` (A.2).
   type: z.enum(["a_b_split", "ab_split"]).transform(() => "a_b_split" as const),
-  id: z.string(),
+  id: nameString(),
   variants: z.array(ABVariant),
 });
 
 export const CancellationScopeBlock = z.object({
   type: z.literal("cancellation_scope"),
-  id: z.string(),
+  id: nameString(),
   get blocks(): z.ZodArray<BlockSchema> {
     return z.array(Block);
   },
 });
 
 export const SagaStep = z.object({
-  id: z.string(),
+  id: nameString(),
   get action(): BlockSchema {
     return Block;
   },
@@ -255,7 +262,7 @@ export const SagaStep = z.object({
 
 export const SagaBlock = z.object({
   type: z.literal("saga"),
-  id: z.string(),
+  id: nameString(),
   steps: z.array(SagaStep),
 });
 
@@ -348,8 +355,8 @@ export const Sequence = z.object({
   /** Client-chosen; any UUID form is accepted (Orch8 mints v7). */
   id: z.guid(),
   tenant_id: z.string().refine((value) => value.trim() !== "", "tenant_id must not be blank"),
-  namespace: z.string(),
-  name: z.string(),
+  namespace: nameString(),
+  name: nameString(),
   version: z.int32(),
   /** Top-level blocks, run strictly in order. */
   blocks: z.array(Block),

@@ -1,7 +1,7 @@
 // The JSON body extractor: what Orch8's framework does before a handler runs, with the same
 // plain-text answers (415 not JSON, 413 over the limit, 400 broken JSON, 422 wrong shape).
 import type { z } from "zod";
-import { isAppError } from "../../engine/errors.ts";
+import { AppError, isAppError } from "../../engine/errors.ts";
 import { isDeeperThan, LIMITS } from "../../engine/sequence/validate.ts";
 import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
 import { Rejection } from "./http.ts";
@@ -54,9 +54,10 @@ export async function readJson(request: Request, limit = BODY_LIMIT): Promise<un
   if (isDeeperThan(json, LIMITS.jsonDepth)) {
     throw new Rejection(400, `Failed to parse the request body as JSON: nesting exceeds the maximum depth of ${LIMITS.jsonDepth}`);
   }
-  // Text PostgreSQL cannot store is the client's mistake: a 400 naming the field, before anything is read or written.
+  // Text PostgreSQL cannot store is the client's mistake: a 400 naming the field, before anything
+  // is read or written (JSON, as the handlers' own invalid-argument answers are).
   const problem = unstorableText(json);
-  if (problem) throw new Rejection(400, `Failed to parse the request body as JSON: ${describeTextProblem(problem)}`);
+  if (problem) throw new AppError("invalid_argument", describeTextProblem(problem));
   return json;
 }
 

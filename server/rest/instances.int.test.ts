@@ -244,7 +244,7 @@ describe("POST /instances", () => {
   it("400 JSON, not a 500, for text PostgreSQL cannot store", async () => {
     const reply = await post(request({ metadata: { note: "nul \u0000 here" } }));
     expect(reply.status).toBe(400);
-    expect(reply.json()).toEqual({ error: "invalid argument: text must not contain NUL (\\u0000) characters" });
+    expect(reply.json()).toEqual({ error: "invalid argument: metadata.note: contains a NUL (\\u0000) character" });
   });
 });
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
 import { inputProblem } from "../../../engine/sequence/input-schema.ts";
+import { nameString } from "../../../engine/sequence/schema.ts";
 import {
   INSTANCE_STATES, type InstanceFilter, type InstanceState, type NewInstance, type TenantStore,
 } from "../../../engine/storage/index.ts";
@@ -24,15 +25,15 @@ const anyJson = z.unknown().default(null);
 const CreateInstanceRequest = z.object({
   sequence_id: z.guid().transform((id) => id.toLowerCase()),
   tenant_id: z.string().refine((value) => value.trim() !== "", "tenant_id must not be blank"),
-  namespace: z.string(),
+  namespace: nameString(),
   context: InstanceContext.nullish().transform((value) => value ?? InstanceContext.parse({})),
   priority: z.enum(PRIORITIES).nullish().transform((value) => value ?? "Normal"),
-  timezone: z.string().nullish().transform((value) => value ?? "UTC"),
+  timezone: nameString().nullish().transform((value) => value ?? "UTC"),
   metadata: anyJson,
   next_fire_at: nullable(z.iso.datetime({ offset: true })),
-  concurrency_key: nullable(z.string()),
+  concurrency_key: nullable(nameString()),
   max_concurrency: nullable(z.int32().min(1)),
-  idempotency_key: nullable(z.string()),
+  idempotency_key: nullable(nameString()),
   // Absent: as the context's runtime says (false by default).
   dry_run: z.boolean().nullish(),
   dry_run_auto_approve: z.boolean().nullish(),
