@@ -8,6 +8,9 @@
 // is tRPC's own error answer (PAYLOAD_TOO_LARGE, 413, one error per call of a batch), formatted by
 // the router's error formatter like any other error.
 //
+// Anyone but an operator is served the router without the operator procedures (root.ts), so
+// their existence is not told by any method or status.
+//
 // A call refused by its request rate (TOO_MANY_REQUESTS, server/request-rate.ts) also sets the
 // response's Retry-After: the longest wait of the refused calls of the batch, in whole seconds.
 import { TRPCError } from "@trpc/server";
@@ -15,8 +18,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { resolveResponse } from "@trpc/server/http";
 import { retryAfterOf } from "../request-rate.ts";
 import type { Services } from "../services.ts";
-import { appRouter } from "./root.ts";
-import { createContext } from "./trpc.ts";
+import { appRouter, memberRouter } from "./root.ts";
+import { createContext, readUser } from "./trpc.ts";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -37,11 +40,13 @@ export async function handleTrpcRequest(req: Request, options: TrpcHandlerOption
   const capped = await withCappedBody(req, limit);
   if (capped === null) return payloadTooLarge(req, limit, options.services);
   const userId = await options.userId();
+  // Read once here, for the router and for the procedures (signedIn uses it).
+  const user = await readUser(options.services(), userId);
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: capped,
-    router: appRouter,
-    createContext: () => createContext(options.services(), userId),
+    router: user?.isOperator ? appRouter : memberRouter,
+    createContext: () => createContext(options.services(), userId, user),
     responseMeta: ({ errors }) => {
       const retryAfter = Math.max(0, ...errors.map((error) => retryAfterOf(error.cause) ?? 0));
       return retryAfter > 0 ? { headers: new Headers({ "retry-after": String(retryAfter) }) } : {};

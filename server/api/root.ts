@@ -1,7 +1,7 @@
 // Every router, registered by hand.
 import { accountRouter } from "./routers/account.ts";
 import { apiKeysRouter } from "./routers/api-keys.ts";
-import { breakersRouter } from "./routers/breakers.ts";
+import { breakersMemberRouter, breakersRouter } from "./routers/breakers.ts";
 import { instancesRouter } from "./routers/instances.ts";
 import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
@@ -19,6 +19,22 @@ export const appRouter = router({
   ops: opsRouter,
   resources: resourcesRouter,
   breakers: breakersRouter,
+  instances: instancesRouter,
+  sequences: sequencesRouter,
+  triggers: triggersRouter,
+});
+
+/**
+ * The router anyone but a platform operator is served (signed out included): the operator
+ * procedures are not in it, so asking for one, by any method, gets tRPC's own answer for a path
+ * that does not exist, byte for byte.
+ */
+export const memberRouter = router({
+  account: accountRouter,
+  overview: overviewRouter,
+  members: membersRouter,
+  apiKeys: apiKeysRouter,
+  breakers: breakersMemberRouter,
   instances: instancesRouter,
   sequences: sequencesRouter,
   triggers: triggersRouter,

@@ -21,10 +21,18 @@ export interface Context {
   services: Services;
   /** The signed-in user's id from the session, if any. */
   userId: string | null;
+  /** The user's row, when the HTTP handler already read it (to pick the router): not read again. */
+  user?: User | null;
 }
 
-export function createContext(services: Services, userId: string | null): Context {
-  return { services, userId };
+export function createContext(services: Services, userId: string | null, user?: User | null): Context {
+  return { services, userId, ...(user !== undefined ? { user } : {}) };
+}
+
+/** The signed-in user's row, read on every call so role changes apply at once; null when signed out or gone. */
+export function readUser(services: Services, userId: string | null): Promise<User | null> {
+  if (!userId) return Promise.resolve(null);
+  return services.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, isOperator: true } });
 }
 
 // ------------------------------------------------------------------ 2. initialisation
@@ -126,12 +134,7 @@ export const publicProcedure = t.procedure.use(mapAppErrors);
 
 /** The user signed in; the user row is read on every call so role changes apply at once. */
 const signedIn = publicProcedure.use(async ({ ctx, next }) => {
-  const user = ctx.userId
-    ? await ctx.services.prisma.user.findUnique({
-        where: { id: ctx.userId },
-        select: { id: true, email: true, isOperator: true },
-      })
-    : null;
+  const user = ctx.user !== undefined ? ctx.user : await readUser(ctx.services, ctx.userId);
   if (!user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
   return next({ ctx: { user } });
 });

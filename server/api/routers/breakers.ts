@@ -84,7 +84,8 @@ const opsRouter = router({
     .mutation(({ ctx, input }) => reset(ctx.services, ctx.storeForWrite(), input.handler, ctx.user)),
 });
 
-export const breakersRouter = router({
+/** What a tenant's members may call. */
+const tenantBreakers = {
   /** The tenant's Open and half-open breakers. */
   list: tenantProcedure.query(async ({ ctx }) => {
     const own = await ctx.store.listBreakerSettings();
@@ -117,6 +118,9 @@ export const breakersRouter = router({
   reset: tenantAdminProcedure
     .input(z.object({ handler: handlerName }))
     .mutation(({ ctx, input }) => reset(ctx.services, ctx.storeForWrite(), input.handler, ctx.user)),
+};
 
-  ops: opsRouter,
-});
+export const breakersRouter = router({ ...tenantBreakers, ops: opsRouter });
+
+/** The breakers router as anyone but an operator sees it: no `ops`. */
+export const breakersMemberRouter = router(tenantBreakers);
