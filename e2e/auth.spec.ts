@@ -48,3 +48,31 @@ test("after signing out, tenant pages need a sign-in again", async ({ page }) =>
   const cookies = await page.context().cookies();
   expect(cookies.filter((c) => c.name.includes("session-token"))).toEqual([]);
 });
+
+test("a session token copied before sign-out is dead after it, for pages and for the API", async ({ page, browser }) => {
+  await page.goto("/signin");
+  await signIn(page, "member@globex.test");
+  await expect(page).toHaveURL(/\/t\/globex$/);
+  const copied = (await page.context().cookies()).filter((c) => c.name.includes("session-token"));
+  expect(copied).toHaveLength(1);
+
+  // The copy works while the session lives.
+  const thief = await browser.newContext();
+  await thief.addCookies(copied);
+  const stolen = await thief.newPage();
+  await stolen.goto("/t/globex");
+  await expect(stolen.getByRole("heading", { level: 1 })).toHaveText("Globex");
+  const me = () => stolen.request.get(`/api/trpc/account.me?input=${encodeURIComponent("{}")}`);
+  expect((await me()).status()).toBe(200);
+
+  await page.goto("/signout");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin$/);
+
+  // Within one request the copy is as good as no cookie: sign-in for pages, UNAUTHORIZED for tRPC.
+  await stolen.goto("/t/globex");
+  await expect(stolen).toHaveURL("/signin?callbackUrl=%2Ft%2Fglobex");
+  await expect(stolen.getByRole("heading", { level: 1 })).toHaveText("Sign in");
+  expect((await me()).status()).toBe(401);
+  await thief.close();
+});

@@ -6,7 +6,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/db.ts";
-import { makeUser } from "../test/factories.ts";
+import { makeUser, sessionOf } from "../test/factories.ts";
 import { createApiKey } from "./control/api-keys.ts";
 import { handleTrpcRequest } from "./api/handler.ts";
 import { createCaller } from "./api/root.ts";
@@ -160,6 +160,7 @@ describe("tRPC", () => {
   it("refuses a member over its bucket with TOO_MANY_REQUESTS, and not another member of the tenant", async () => {
     const tenant = await tenantWithKey(db);
     const noisy = await makeUser(db, { memberOf: [[tenant.id, "member"]] });
+    const noisySession = await sessionOf(db, noisy.id);
     const quiet = await makeUser(db, { memberOf: [[tenant.id, "member"]] });
     const before = (await throttleRows()).length;
     const noisyCaller = createCaller(createContext(db, noisy.id));
@@ -178,7 +179,7 @@ describe("tRPC", () => {
     // Over HTTP: 429 with Retry-After.
     const response = await handleTrpcRequest(
       new Request(`http://localhost/api/trpc/overview.instanceCounts?input=${encodeURIComponent(JSON.stringify({ tenantId: tenant.id }))}`),
-      { services: () => db, userId: async () => noisy.id },
+      { services: () => db, session: async () => noisySession },
     );
     expect(response.status).toBe(429);
     expect(response.headers.get("retry-after")).toBe("1");
@@ -200,10 +201,11 @@ describe("tRPC", () => {
   it("sets Retry-After on a batch with a refused call, and not on one without", async () => {
     const tenant = await tenantWithKey(db);
     const user = await makeUser(db, { memberOf: [[tenant.id, "admin"]] });
+    const userSession = await sessionOf(db, user.id);
     const input = encodeURIComponent(JSON.stringify({ 0: { tenantId: tenant.id }, 1: { tenantId: tenant.id } }));
     const batch = () => handleTrpcRequest(
       new Request(`http://localhost/api/trpc/overview.instanceCounts,overview.instanceCounts?batch=1&input=${input}`),
-      { services: () => db, userId: async () => user.id },
+      { services: () => db, session: async () => userSession },
     );
     const first = await batch();
     expect(first.status).toBe(200);

@@ -1,5 +1,6 @@
 // Small factories for control-plane rows, so tests state only what matters to them.
 import { randomBytes, randomUUID } from "node:crypto";
+import { startSession, type SessionIdentity } from "../server/auth/sessions.ts";
 import { createTenant } from "../server/control/tenants.ts";
 import { addMember, createUser, type Role } from "../server/control/users.ts";
 import { commitProgress, insertWorkerTask } from "../engine/storage/execution.ts";
@@ -82,4 +83,9 @@ export async function parkOnWorkerTask(
   }
   await db.sql.query("UPDATE worker_tasks SET created_at = created_at - $2 * interval '1 millisecond' WHERE id = $1", [taskId, options.ageMs ?? 0]);
   return { instanceId, taskId };
+}
+
+/** A live session of the user, as signing in makes one: what the HTTP handler is given. */
+export async function sessionOf(db: TestDatabase, userId: string): Promise<SessionIdentity> {
+  return { userId, sessionId: await startSession(db.prisma, userId) };
 }

@@ -4,7 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { makeTenant, makeUser } from "../../test/factories.ts";
+import { makeTenant, makeUser, sessionOf } from "../../test/factories.ts";
+import type { SessionIdentity } from "../auth/sessions.ts";
 import { handleTrpcRequest, TRPC_BODY_LIMIT } from "./handler.ts";
 
 const MiB = 1024 * 1024;
@@ -13,6 +14,7 @@ const CHUNK = 64 * 1024;
 let db: TestDatabase;
 let tenantId: string;
 let member: { id: string };
+let memberSession: SessionIdentity;
 /** How many times the handler asked for the session. */
 let sessionReads = 0;
 
@@ -20,15 +22,16 @@ beforeAll(async () => {
   db = await freshDatabase();
   tenantId = (await makeTenant(db)).id;
   member = await makeUser(db, { memberOf: [[tenantId, "member"]] });
+  memberSession = await sessionOf(db, member.id);
 });
 afterAll(() => db.drop());
 
 function handle(req: Request, bodyLimit?: number) {
   return handleTrpcRequest(req, {
     services: () => db,
-    userId: async () => {
+    session: async () => {
       sessionReads++;
-      return member.id;
+      return memberSession;
     },
     bodyLimit,
   });

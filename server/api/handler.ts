@@ -19,7 +19,8 @@ import { resolveResponse } from "@trpc/server/http";
 import { retryAfterOf } from "../request-rate.ts";
 import type { Services } from "../services.ts";
 import { appRouter, memberRouter } from "./root.ts";
-import { createContext, readUser } from "./trpc.ts";
+import { readSessionUser, type SessionIdentity } from "../auth/sessions.ts";
+import { createContext } from "./trpc.ts";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -28,8 +29,8 @@ export const TRPC_BODY_LIMIT = 1024 * 1024;
 
 export interface TrpcHandlerOptions {
   services: () => Services;
-  /** The signed-in user's id (the session), asked only once the body is known to fit. */
-  userId: () => Promise<string | null>;
+  /** Who the session token says is signed in, asked only once the body is known to fit. */
+  session: () => Promise<SessionIdentity | null>;
   /** Bytes; TRPC_BODY_LIMIT unless a test passes another. */
   bodyLimit?: number;
 }
@@ -39,14 +40,14 @@ export async function handleTrpcRequest(req: Request, options: TrpcHandlerOption
   const limit = options.bodyLimit ?? TRPC_BODY_LIMIT;
   const capped = await withCappedBody(req, limit);
   if (capped === null) return payloadTooLarge(req, limit, options.services);
-  const userId = await options.userId();
-  // Read once here, for the router and for the procedures (signedIn uses it).
-  const user = await readUser(options.services(), userId);
+  // The user, if the session is still live: read once here, for the router and for the
+  // procedures (signedIn uses it). An ended session is a signed-out caller.
+  const user = await readSessionUser(options.services().prisma, await options.session());
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: capped,
     router: user?.isOperator ? appRouter : memberRouter,
-    createContext: () => createContext(options.services(), userId, user),
+    createContext: () => createContext(options.services(), user?.id ?? null, user),
     responseMeta: ({ errors }) => {
       const retryAfter = Math.max(0, ...errors.map((error) => retryAfterOf(error.cause) ?? 0));
       return retryAfter > 0 ? { headers: new Headers({ "retry-after": String(retryAfter) }) } : {};

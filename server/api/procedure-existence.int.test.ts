@@ -5,7 +5,7 @@
 import type { AnyProcedure } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { makeTenant, makeUser } from "../../test/factories.ts";
+import { makeTenant, makeUser, sessionOf } from "../../test/factories.ts";
 import { handleTrpcRequest } from "./handler.ts";
 import { appRouter, memberRouter } from "./root.ts";
 
@@ -28,7 +28,8 @@ afterAll(() => db.drop());
 async function ask(userId: string | null, method: "GET" | "POST", path: string) {
   const url = `http://localhost/api/trpc/${path}?batch=1${method === "GET" ? `&input=${encodeURIComponent('{"0":{}}')}` : ""}`;
   const init = method === "POST" ? { method, body: '{"0":{}}', headers: { "content-type": "application/json" } } : { method };
-  const response = await handleTrpcRequest(new Request(url, init), { services: () => db, userId: async () => userId });
+  const session = userId === null ? null : await sessionOf(db, userId);
+  const response = await handleTrpcRequest(new Request(url, init), { services: () => db, session: async () => session });
   return { status: response.status, headers: [...response.headers.entries()], body: (await response.text()).replaceAll(path, "<path>") };
 }
 

@@ -1,14 +1,18 @@
-// next-auth v5: credentials sign-in, JWT sessions carrying the user id. Roles are not put in the
-// token: they are read from the database on every request, so a revoked role takes effect at once.
+// next-auth v5: credentials sign-in, JWT sessions carrying the user id and a revocable session id
+// (server/auth/sessions.ts). Roles are not put in the token: they are read from the database on
+// every request, with the session, so a revoked role or an ended session takes effect at once.
 import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { isAppError } from "../../engine/errors.ts";
 import { services } from "../services.ts";
 import { authenticateCredentials } from "./credentials.ts";
+import { startSession } from "./sessions.ts";
 
 declare module "next-auth" {
   interface Session {
     user: { id: string } & DefaultSession["user"];
+    /** The user_sessions row this session is (server/auth/sessions.ts). */
+    sessionId?: string;
   }
 }
 
@@ -55,12 +59,17 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     }),
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user?.id) token.sub = user.id;
+    // At sign-in (`user` is given) the session gets its revocable row; later calls keep the token.
+    async jwt({ token, user }) {
+      if (user?.id) {
+        token.sub = user.id;
+        token.sid = await startSession(services().prisma, user.id);
+      }
       return token;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
+      if (typeof token.sid === "string") session.sessionId = token.sid;
       return session;
     },
   },

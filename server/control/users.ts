@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { AppError, notFound } from "../../engine/errors.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../auth/password.ts";
+import { endSessionsOf } from "../auth/sessions.ts";
 import type { Prisma as PrismaTypes } from "../db/generated/client.ts";
 import type { Prisma } from "../db/prisma.ts";
 
@@ -187,6 +188,8 @@ export async function removeMember(prisma: Prisma, input: { tenantId: string; us
     const { role: from, email } = await membershipOf(tx, input.tenantId, input.userId);
     if (from === "admin") await assertNotLastAdmin(tx, input.tenantId, email, "remove");
     await tx.membership.delete({ where: { tenantId_userId: { tenantId: input.tenantId, userId: input.userId } } });
+    // Removed from the last tenant: whoever holds one of the user's sessions is signed out at once.
+    if ((await tx.membership.count({ where: { userId: input.userId } })) === 0) await endSessionsOf(tx, input.userId);
     return { userId: input.userId, email, from, to: null, changed: true };
   });
 }

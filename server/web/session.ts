@@ -6,17 +6,20 @@ import { cache } from "react";
 import { createCaller } from "../api/root.ts";
 import { createContext } from "../api/trpc.ts";
 import { auth } from "../auth/index.ts";
+import { identityOf, readSessionUser } from "../auth/sessions.ts";
 import { services } from "../services.ts";
 
-/** The caller for the signed-in user; visitors go to sign-in and come back afterwards. */
+/** The caller for the signed-in user; visitors (and ended sessions) go to sign-in and come back afterwards. */
 export async function signedInCaller() {
-  const session = await auth();
-  if (!session?.user?.id) {
+  // auth() first: it reads the cookies, which makes the page dynamic before services() is needed.
+  const identity = identityOf(await auth());
+  const user = await readSessionUser(services().prisma, identity);
+  if (!user) {
     // proxy.ts passes the requested path along, since layouts cannot see it.
     const returnTo = (await headers()).get("x-bulkhead-path") ?? "/";
     redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
   }
-  return createCaller(createContext(services(), session.user.id));
+  return createCaller(createContext(services(), user.id, user));
 }
 
 /** The signed-in user and their tenants, read once per request however many layouts ask. */

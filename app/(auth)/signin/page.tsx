@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { auth } from "../../../server/auth/index.ts";
+import { identityOf, readSessionUser } from "../../../server/auth/sessions.ts";
+import { services } from "../../../server/services.ts";
 import { safeReturnPath } from "../../../server/web/return-path.ts";
 import { SignInForm } from "./sign-in-form";
 
@@ -8,7 +10,9 @@ export const metadata: Metadata = { title: "Sign in" };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
   const callbackUrl = safeReturnPath((await searchParams).callbackUrl);
-  if ((await auth())?.user) redirect(callbackUrl);
+  // Only a live session skips the form: an ended one would be sent back here by every page.
+  const identity = identityOf(await auth());
+  if (await readSessionUser(services().prisma, identity)) redirect(callbackUrl);
   return (
     <main className="auth-page">
       <div className="card auth-card">

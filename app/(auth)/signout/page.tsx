@@ -1,11 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { signOut } from "../../../server/auth/index.ts";
+import { auth, signOut } from "../../../server/auth/index.ts";
+import { endSession, identityOf } from "../../../server/auth/sessions.ts";
+import { services } from "../../../server/services.ts";
 
 export const metadata: Metadata = { title: "Sign out" };
 
 async function signOutAction() {
   "use server";
+  // The session's row goes first: a copy of the token is worthless from here on.
+  const identity = identityOf(await auth());
+  if (identity) await endSession(services().prisma, identity.sessionId);
   await signOut({ redirectTo: "/signin" });
 }
 

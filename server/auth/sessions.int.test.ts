@@ -1,0 +1,49 @@
+// Revocable sessions on a real PostgreSQL: a session reads as its user while its row lives, and
+// not at all once it is ended (sign-out), once the user is removed from their last tenant, or
+// when the token names no session; other sessions of the user are not touched by a sign-out.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { makeTenant, makeUser, sessionOf } from "../../test/factories.ts";
+import { addMember, removeMember } from "../control/users.ts";
+import { endSession, endSessionsOf, identityOf, readSessionUser } from "./sessions.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(() => db.drop());
+
+it("a session is its user until it is ended; ending one leaves the user's others", async () => {
+  const user = await makeUser(db);
+  const laptop = await sessionOf(db, user.id);
+  const phone = await sessionOf(db, user.id);
+  expect(await readSessionUser(db.prisma, laptop)).toMatchObject({ id: user.id, email: user.email });
+  await endSession(db.prisma, laptop.sessionId);
+  expect(await readSessionUser(db.prisma, laptop)).toBeNull();
+  expect(await readSessionUser(db.prisma, phone)).toMatchObject({ id: user.id });
+  // A session id is the user's own: another user's id with it reads as nobody.
+  const other = await makeUser(db);
+  expect(await readSessionUser(db.prisma, { userId: other.id, sessionId: phone.sessionId })).toBeNull();
+  expect(await endSessionsOf(db.prisma, user.id)).toBe(1);
+  expect(await readSessionUser(db.prisma, phone)).toBeNull();
+});
+
+it("removal from the last tenant ends every session of the user; removal from one of two does not", async () => {
+  const [a, b] = [(await makeTenant(db)).id, (await makeTenant(db)).id];
+  const user = await makeUser(db, { memberOf: [[a, "member"], [b, "member"]] });
+  await makeUser(db, { memberOf: [[a, "admin"], [b, "admin"]] }); // the last admin stays
+  const session = await sessionOf(db, user.id);
+  await removeMember(db.prisma, { tenantId: a, userId: user.id });
+  expect(await readSessionUser(db.prisma, session)).not.toBeNull();
+  await removeMember(db.prisma, { tenantId: b, userId: user.id });
+  expect(await readSessionUser(db.prisma, session)).toBeNull();
+  // Added again, they sign in afresh.
+  await addMember(db.prisma, { tenantId: a, email: user.email, role: "member" });
+  expect(await readSessionUser(db.prisma, session)).toBeNull();
+});
+
+it("a token that names no session (from before sessions were revocable) is nobody", async () => {
+  expect(identityOf({ user: { id: "u" } })).toBeNull();
+  expect(identityOf({ user: { id: "u" }, sessionId: "s" })).toEqual({ userId: "u", sessionId: "s" });
+  expect(await readSessionUser(db.prisma, null)).toBeNull();
+});

@@ -1,0 +1,50 @@
+// Revocable sessions. The session token (next-auth's JWT cookie) carries the user id and the id of
+// a user_sessions row; a request is signed in only while that row exists. It is read together with
+// the user row every request reads anyway (readSessionUser), so revocation costs no extra query.
+import { randomBytes } from "node:crypto";
+import type { Prisma } from "../db/prisma.ts";
+
+/** Who a session token says is signed in. */
+export interface SessionIdentity {
+  userId: string;
+  sessionId: string;
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  isOperator: boolean;
+}
+
+/** A new session of the user; its id goes into the token. */
+export async function startSession(prisma: Prisma, userId: string): Promise<string> {
+  const id = randomBytes(32).toString("base64url");
+  await prisma.userSession.create({ data: { id, userId } });
+  return id;
+}
+
+/** The user, if the session is still theirs; null once it was ended (or never was). One query. */
+export function readSessionUser(prisma: Prisma, identity: SessionIdentity | null): Promise<SessionUser | null> {
+  if (!identity) return Promise.resolve(null);
+  return prisma.user.findFirst({
+    where: { id: identity.userId, sessions: { some: { id: identity.sessionId } } },
+    select: { id: true, email: true, isOperator: true },
+  });
+}
+
+/** Ends one session (sign-out). */
+export async function endSession(prisma: Pick<Prisma, "userSession">, sessionId: string): Promise<void> {
+  await prisma.userSession.deleteMany({ where: { id: sessionId } });
+}
+
+/** Ends every session of the user (removed from their last tenant, or signed out everywhere). */
+export async function endSessionsOf(prisma: Pick<Prisma, "userSession">, userId: string): Promise<number> {
+  return (await prisma.userSession.deleteMany({ where: { userId } })).count;
+}
+
+/** The identity in a next-auth session, or null when it names no session (tokens from before sessions were revocable). */
+export function identityOf(session: { user?: { id?: string | null } | null; sessionId?: string | null } | null): SessionIdentity | null {
+  const userId = session?.user?.id;
+  const sessionId = session?.sessionId;
+  return userId && sessionId ? { userId, sessionId } : null;
+}
