@@ -47,3 +47,12 @@ it("a token that names no session (from before sessions were revocable) is nobod
   expect(identityOf({ user: { id: "u" }, sessionId: "s" })).toEqual({ userId: "u", sessionId: "s" });
   expect(await readSessionUser(db.prisma, null)).toBeNull();
 });
+
+it("a sign-in clears the user's sessions older than a token lives", async () => {
+  const user = await makeUser(db);
+  const old = await sessionOf(db, user.id);
+  await db.sql.query("UPDATE user_sessions SET created_at = now() - interval '31 days' WHERE id = $1", [old.sessionId]);
+  const fresh = await sessionOf(db, user.id);
+  const { rows } = await db.sql.query("SELECT id FROM user_sessions WHERE user_id = $1", [user.id]);
+  expect(rows.map((r) => r.id)).toEqual([fresh.sessionId]);
+});

@@ -16,10 +16,16 @@ export interface SessionUser {
   isOperator: boolean;
 }
 
-/** A new session of the user; its id goes into the token. */
-export async function startSession(prisma: Prisma, userId: string): Promise<string> {
+/** next-auth's default session lifetime: a row older than this names a token that has expired. */
+export const SESSION_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+/** A new session of the user (its id goes into the token); the user's expired ones go. */
+export async function startSession(prisma: Prisma, userId: string, now = new Date()): Promise<string> {
   const id = randomBytes(32).toString("base64url");
-  await prisma.userSession.create({ data: { id, userId } });
+  await prisma.$transaction([
+    prisma.userSession.deleteMany({ where: { userId, createdAt: { lt: new Date(now.getTime() - SESSION_MAX_AGE_MS) } } }),
+    prisma.userSession.create({ data: { id, userId } }),
+  ]);
   return id;
 }
 
