@@ -70,6 +70,8 @@ export class Scheduler {
   private readonly quiescedSince = new Map<string, number>();
   /** This backend's tenants' counts, written to its tenant_metrics every few seconds. */
   readonly metrics = new TenantMetrics();
+  /** The sweep in flight, if any. */
+  private reaping: Promise<void> | null = null;
   private lastBacklogSample = 0;
   private lastMetricsPrune = 0;
   /** Totals since start, by how runs ended. */
@@ -101,11 +103,11 @@ export class Scheduler {
   async start(): Promise<void> {
     const { config } = this.deps;
     await this.breakerSync.start();
-    void this.reap();
+    this.startReap();
     this.loop = this.tickLoop();
     this.timers.push(
       setInterval(() => void this.renew(), Math.max(250, Math.floor(config.BULKHEAD_LEASE_MS / 3))),
-      setInterval(() => void this.reap(), config.BULKHEAD_REAPER_MS),
+      setInterval(() => this.startReap(), config.BULKHEAD_REAPER_MS),
     );
     if (this.deps.metrics !== false) this.timers.push(setInterval(() => void this.flushMetrics(), METRICS_FLUSH_MS));
   }
@@ -122,6 +124,7 @@ export class Scheduler {
       await drained;
     }
     for (const timer of this.timers) clearInterval(timer);
+    await this.reaping; // its statements must not meet a closed pool
     await this.breakerSync.stop();
     await this.flushMetrics({ final: true });
   }
@@ -326,6 +329,11 @@ export class Scheduler {
     const days = this.deps.config.BULKHEAD_METRICS_RETENTION_DAYS ?? 14;
     await this.store.pruneTenantMetrics(new Date(now - days * 86_400_000));
     await this.store.pruneEventMinutes(new Date(now - METRICS_PRUNE_MS));
+  }
+
+  /** One sweep at a time: a slow one is not joined by the next interval's. */
+  private startReap(): void {
+    this.reaping ??= this.reap().finally(() => (this.reaping = null));
   }
 
   private async reap(): Promise<void> {
