@@ -36,6 +36,7 @@ import { createPrisma } from "../server/db/prisma.ts";
 import type { Cluster } from "../scripts/database.ts";
 import { benchCluster, benchPool, freshBenchDatabase, median, percentile } from "./cluster.ts";
 import { postgresVersion, writeResults } from "./results.ts";
+import { explainAnalyze, rowsRead, scansOf } from "../test/explain.ts";
 
 const QUIET_TENANTS = 3;
 const QUIET_PER_TENANT = Number(process.env.BENCH_QUIET_PER_TENANT ?? 40);
@@ -257,31 +258,11 @@ async function explainPoll(db: PolicyDatabase, policy: Policy): Promise<string> 
   const [text, values] = policy === "fair"
     ? [FLEET_SQL.poll, [HANDLER, [NOISY, ...QUIET], BATCH, FLEET_CLAIMED_PER_TENANT, "explain"]]
     : [FIFO_POLL, [HANDLER, BATCH, "explain"]];
-  const client = await db.side.connect();
-  try {
-    await client.query("BEGIN");
-    const { rows } = await client.query<{ "QUERY PLAN": { Plan: PlanNode; "Execution Time": number }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-    const plan = rows[0]!["QUERY PLAN"][0]!;
-    const scans = nodes(plan.Plan).filter((node) => node["Relation Name"] === "worker_tasks" && node["Node Type"].endsWith("Scan"));
-    const read = scans.reduce((sum, scan) => sum + (scan["Actual Rows"] ?? 0) * (scan["Actual Loops"] ?? 1), 0);
-    const how = [...new Set(scans.map((scan) => `${scan["Node Type"]}${scan["Index Name"] ? ` on ${scan["Index Name"]}` : ""}`))].join(", ");
-    return `${read} rows read from worker_tasks (${how}), ${plan["Execution Time"].toFixed(2)} ms`;
-  } finally {
-    await client.query("ROLLBACK");
-    client.release();
-  }
+  const explained = await explainAnalyze(db.side, text, values);
+  const scans = scansOf(explained, "worker_tasks");
+  const how = [...new Set(scans.map((scan) => `${scan["Node Type"]}${scan["Index Name"] ? ` on ${scan["Index Name"]}` : ""}`))].join(", ");
+  return `${rowsRead(scans)} rows read from worker_tasks (${how}), ${explained.executionMs.toFixed(2)} ms`;
 }
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
 const ms = (value: number) => Math.round(value);
 

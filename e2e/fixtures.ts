@@ -41,3 +41,8 @@ export async function bulkheadCli(...args: string[]): Promise<string> {
   );
   return stdout;
 }
+
+/** A new operator API key from the CLI: its secret, the last line of what it prints. */
+export async function createOperatorKey(name: string): Promise<string> {
+  return (await bulkheadCli("api-keys", "create", "--operator", "--name", name)).trim().split("\n").at(-1)!;
+}

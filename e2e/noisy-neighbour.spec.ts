@@ -20,7 +20,7 @@ import http from "node:http";
 import pg from "pg";
 import { lagPercentile } from "../server/ops/fairness.ts";
 import { E2E_SERVER_ENV, E2E_VENDOR_PORT } from "./env.ts";
-import { DEMO_OPERATOR, bulkheadCli, signIn } from "./fixtures.ts";
+import { createOperatorKey, DEMO_OPERATOR, signIn } from "./fixtures.ts";
 
 /**
  * The objective: with the cap on, a quiet tenant's p99 schedule lag stays within 2.5 s (a bound
@@ -61,7 +61,7 @@ test.beforeAll(async () => {
     vendor.listen(E2E_VENDOR_PORT, "127.0.0.1", resolve);
   });
   // One operator key acts for every tenant the spec creates (POST /tenants, then naming them).
-  operatorKey = (await bulkheadCli("api-keys", "create", "--operator", "--name", "noisy-neighbour-e2e")).trim().split("\n").at(-1)!;
+  operatorKey = await createOperatorKey("noisy-neighbour-e2e");
 });
 
 test.afterAll(async () => {

@@ -10,7 +10,7 @@ import { DEMO_OPERATOR, mainText, signIn } from "./fixtures.ts";
 const rowOf = (page: Page, table: string, cell: string) =>
   page.getByRole("table", { name: table, exact: true }).getByRole("row").filter({ has: page.getByRole("cell", { name: cell, exact: true }) });
 
-test("an operator creates a tenant with its first admin, sets its limits, and finds every change in the audit log", async ({ page }) => {
+test("an operator creates a tenant with its first admin, sets its limits, and finds every change in the audit log", async ({ page }, testInfo) => {
   test.setTimeout(90_000);
   const slug = `ops-${Date.now().toString(36)}`;
   const name = `Console ${slug}`;
@@ -67,6 +67,10 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
     await page.reload();
     await expect(page.getByRole("spinbutton", { name: "Claim cap", exact: true })).toHaveValue("3");
     await expect(page.getByRole("spinbutton", { name: "In-flight limit", exact: true })).toHaveValue("5");
+    await expect(page.getByRole("spinbutton", { name: "Outbound requests per host", exact: true })).toHaveAttribute("placeholder", "default: 16");
+    await expect(page.getByRole("spinbutton", { name: "API requests per second", exact: true })).toHaveAttribute("placeholder", "default: 50");
+    await caps.screenshot({ path: testInfo.outputPath("tenant-limits.png") });
+    await testInfo.attach("tenant limits", { path: testInfo.outputPath("tenant-limits.png"), contentType: "image/png" });
   });
 
   await test.step("set a budget and a rate limit: both shown", async () => {

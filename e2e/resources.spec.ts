@@ -17,7 +17,7 @@ import http from "node:http";
 import pg from "pg";
 import { LEDGER } from "../engine/resources/ledger.ts";
 import { E2E_SERVER_ENV, E2E_SLOW_VENDOR_PORT } from "./env.ts";
-import { DEMO_OPERATOR, bulkheadCli, mainText, signIn } from "./fixtures.ts";
+import { bulkheadCli, createOperatorKey, DEMO_OPERATOR, mainText, signIn } from "./fixtures.ts";
 
 const VENDOR = `http://127.0.0.1:${E2E_SLOW_VENDOR_PORT}`;
 /** How long the vendor takes to answer: each branch holds its slot this long. */
@@ -69,7 +69,7 @@ test.beforeAll(async () => {
     vendor.once("error", reject);
     vendor.listen(E2E_SLOW_VENDOR_PORT, "127.0.0.1", resolve);
   });
-  operatorKey = (await bulkheadCli("api-keys", "create", "--operator", "--name", "resources-e2e")).trim().split("\n").at(-1)!;
+  operatorKey = await createOperatorKey("resources-e2e");
 });
 
 test.afterAll(async () => {

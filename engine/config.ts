@@ -1,9 +1,16 @@
 // Configuration shared by the web and engine processes, read once from the environment and
 // validated with zod. Every Bulkhead setting is named BULKHEAD_*.
 import { z } from "zod";
+import { DEFAULT_EVENT_LIMITS } from "./handlers/emit-event.ts";
+import { DEFAULT_OUTBOUND_PER_HOST } from "./handlers/host-slots.ts";
 
 export const BACKEND_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 export const PRIMARY_BACKEND = "primary";
+
+/** Backend pools (engine/storage/backends.ts uses these when it is given no configuration). */
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_TENANT_SHARE_PERCENT = 50;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
@@ -53,16 +60,16 @@ const schema = z.object({
   BULKHEAD_BREAKER_THRESHOLD_MAX: int(100, 1),
   BULKHEAD_BREAKER_COOLDOWN_MIN_SECS: int(5, 1),
   BULKHEAD_BREAKER_COOLDOWN_MAX_SECS: int(3600, 1),
-  BULKHEAD_POOL_SIZE: int(10, 1),
+  BULKHEAD_POOL_SIZE: int(DEFAULT_POOL_SIZE, 1),
   /** Percent of a backend pool's connections one tenant's statements may hold at once (at least one). */
-  BULKHEAD_POOL_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
+  BULKHEAD_POOL_TENANT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(DEFAULT_TENANT_SHARE_PERCENT),
   /** Every statement on a backend pool ends after this long; 0: no limit. */
-  BULKHEAD_STATEMENT_TIMEOUT_MS: int(30_000, 0),
+  BULKHEAD_STATEMENT_TIMEOUT_MS: int(DEFAULT_STATEMENT_TIMEOUT_MS, 0),
   /** emit_event children one instance may emit in its life, and a tenant's instances per clock minute. */
-  BULKHEAD_EVENTS_PER_PARENT: int(1_000, 1),
-  BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE: int(6_000, 1),
+  BULKHEAD_EVENTS_PER_PARENT: int(DEFAULT_EVENT_LIMITS.perParent, 1),
+  BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE: int(DEFAULT_EVENT_LIMITS.perTenantPerMinute, 1),
   /** Outbound requests (http_request, llm_call) one tenant may have open to one host at once; tenant_limits may override it. */
-  BULKHEAD_OUTBOUND_PER_HOST: int(16, 1),
+  BULKHEAD_OUTBOUND_PER_HOST: int(DEFAULT_OUTBOUND_PER_HOST, 1),
   /** Hosts outbound HTTP may reach although they resolve to private or loopback addresses. */
   BULKHEAD_HTTP_ALLOW: z.string().default(""),
   /** Tenants given their own label on /api/metrics (the busiest by load); the rest are summed as "other". */

@@ -2,7 +2,9 @@
 // come from configuration only; nothing outside this file sees them.
 import pg from "pg";
 import { AppError } from "../errors.ts";
-import { BACKEND_ID_PATTERN, PRIMARY_BACKEND, type EngineConfig } from "../config.ts";
+import {
+  BACKEND_ID_PATTERN, DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_TENANT_SHARE_PERCENT, PRIMARY_BACKEND, type EngineConfig,
+} from "../config.ts";
 import { ConnectionShares, type TenantConnections } from "./connection-shares.ts";
 import type { TenantId } from "./ids.ts";
 
@@ -23,10 +25,6 @@ export interface BackendOptions {
   /** A tenant's statement waited for its share. */
   onConnectionWait?: (tenantId: string) => void;
 }
-
-export const DEFAULT_POOL_SIZE = 10;
-export const DEFAULT_TENANT_SHARE_PERCENT = 50;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** The pool settings of the configuration. */
 export function backendOptions(

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
+import { explainAnalyze, rowsRead, scansOf } from "../../test/explain.ts";
 import {
   completeWorkerTask, FLEET_CLAIMED_PER_TENANT, FLEET_SQL, POLL_SQL, pollFleetWorkerTasks, pollWorkerTasks, rankFleetWorkerTasks, type FleetPollRequest,
 } from "./worker-tasks.ts";
@@ -180,32 +181,12 @@ describe("fleet poll", () => {
 
 /** Runs `text` under EXPLAIN ANALYZE, rolled back: which indexes it read worker_tasks through, how many rows, how many it claimed. */
 async function explain(text: string, values: unknown[]) {
-  const client = await db.sql.connect();
-  try {
-    await client.query("BEGIN");
-    const { rows } = await client.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-    const plan = rows[0]!["QUERY PLAN"][0]!.Plan;
-    const scans = nodes(plan).filter((node) => node["Relation Name"] === "worker_tasks" && node["Node Type"].endsWith("Scan"));
-    for (const scan of scans) expect(scan["Node Type"], JSON.stringify(scan)).toMatch(/^Index( Only)? Scan$/);
-    return {
-      indexes: new Set(scans.map((scan) => scan["Index Name"])),
-      rowsRead: scans.reduce((sum, scan) => sum + (scan["Actual Rows"] ?? 0) * (scan["Actual Loops"] ?? 1), 0),
-      claimed: nodes(plan).find((node) => node["Node Type"] === "ModifyTable" && node["Relation Name"] === "worker_tasks")?.["Actual Rows"],
-    };
-  } finally {
-    await client.query("ROLLBACK");
-    client.release();
-  }
+  const explained = await explainAnalyze(db.sql, text, values);
+  const scans = scansOf(explained, "worker_tasks");
+  for (const scan of scans) expect(scan["Node Type"], JSON.stringify(scan)).toMatch(/^Index( Only)? Scan$/);
+  return {
+    indexes: new Set(scans.map((scan) => scan["Index Name"])),
+    rowsRead: rowsRead(scans),
+    claimed: explained.nodes.find((node) => node["Node Type"] === "ModifyTable" && node["Relation Name"] === "worker_tasks")?.["Actual Rows"],
+  };
 }
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
