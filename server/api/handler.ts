@@ -8,19 +8,21 @@
 // is tRPC's own error answer (PAYLOAD_TOO_LARGE, 413, one error per call of a batch), formatted by
 // the router's error formatter like any other error.
 //
-// Anyone but an operator is served the router without the operator procedures (root.ts), so
-// their existence is not told by any method or status.
+// Anyone but an operator is served the router without the operator procedures (root.ts), and
+// each method is served only the procedures it may call (GET: queries, POST: mutations), so a
+// procedure asked for by the wrong method gets a missing path's answer too: which procedures exist
+// is told by no method or status.
 //
 // A call refused by its request rate (TOO_MANY_REQUESTS, server/request-rate.ts) also sets the
 // response's Retry-After: the longest wait of the refused calls of the batch, in whole seconds.
-import { TRPCError } from "@trpc/server";
+import { TRPCError, type AnyProcedure, type AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { resolveResponse } from "@trpc/server/http";
 import { retryAfterOf } from "../request-rate.ts";
 import type { Services } from "../services.ts";
 import { appRouter, memberRouter } from "./root.ts";
 import { readSessionUser, type SessionIdentity } from "../auth/sessions.ts";
-import { createContext } from "./trpc.ts";
+import { createContext, router } from "./trpc.ts";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -46,7 +48,7 @@ export async function handleTrpcRequest(req: Request, options: TrpcHandlerOption
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: capped,
-    router: user?.isOperator ? appRouter : memberRouter,
+    router: SERVED[user?.isOperator ? "operator" : "member"][req.method === "GET" ? "GET" : "POST"],
     createContext: () => createContext(options.services(), user?.id ?? null, user),
     responseMeta: ({ errors }) => {
       const retryAfter = Math.max(0, ...errors.map((error) => retryAfterOf(error.cause) ?? 0));
@@ -54,6 +56,25 @@ export async function handleTrpcRequest(req: Request, options: TrpcHandlerOption
     },
   });
 }
+
+/** The procedures of `source` of the given types, as a router of their own at the same paths. */
+function proceduresFor(source: AnyRouter, types: readonly string[]): AnyRouter {
+  const tree: Record<string, unknown> = {};
+  for (const [path, procedure] of Object.entries(source._def.procedures as Record<string, AnyProcedure>)) {
+    if (!types.includes(procedure._def.type)) continue;
+    const keys = path.split(".");
+    let node = tree;
+    for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[keys.at(-1)!] = procedure;
+  }
+  return router(tree as Parameters<typeof router>[0]);
+}
+
+function byMethod(source: AnyRouter) {
+  return { GET: proceduresFor(source, ["query", "subscription"]), POST: proceduresFor(source, ["mutation"]) };
+}
+
+const SERVED = { operator: byMethod(appRouter), member: byMethod(memberRouter) };
 
 /**
  * The request with its body read into memory, or null when the body is larger than `limit`: then

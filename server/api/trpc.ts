@@ -52,7 +52,12 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   internal: "INTERNAL_SERVER_ERROR",
 };
 
-const t = initTRPC.context<Context>().create({
+/** Who may call a procedure, when not every member may: the procedure-existence test enumerates by it. */
+export interface ProcedureMeta {
+  access?: "tenant-admin" | "operator";
+}
+
+const t = initTRPC.context<Context>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause instanceof AppError ? error.cause : null;
     return {
@@ -157,35 +162,67 @@ export const protectedProcedure = signedIn
   })
   .use(storableInput);
 
+/** tRPC's own answer for a path that does not exist: what every refused caller of a hidden procedure gets. */
+const noSuchProcedure = (path: string) => new TRPCError({ code: "NOT_FOUND", message: `No procedure found on path "${path}"` });
+
+const tenantIdInput = z.object({ tenantId: z.string().max(64) });
+
+/** The caller's role in the tenant, or null: not a member, no such tenant, or an id no tenant can have. */
+async function roleIn(services: Services, tenantId: string, userId: string): Promise<Role | null> {
+  // A tenant id PostgreSQL could not even look up names no tenant of the caller's.
+  if (tenantId.length > 64 || unstorableText(tenantId)) return null;
+  const membership = await services.prisma.membership.findUnique({
+    where: { tenantId_userId: { tenantId, userId } },
+    select: { role: true },
+  });
+  return (membership?.role as Role | undefined) ?? null;
+}
+
 /**
- * The tenant named by the input, for one of its members, with its store routed once (RoutedTenant).
- * A tenant you are not a member of, a tenant that does not exist and a tenant without a placement
- * (the router fails closed) give the same error. The call is taken from the member's bucket for
- * this tenant (not the user's own), after the membership check, so a non-member's answer stays the
- * missing tenant's.
+ * The tenant a gate admitted the caller to, with its store routed once (RoutedTenant). The call is
+ * taken from the member's bucket for this tenant (not the user's own), after the gate, so a
+ * refused caller's answer stays the gate's.
+ */
+async function routeTenant(services: Services, user: User, tenantId: string, role: Role) {
+  await admitUser(services, user, tenantId);
+  const store = await services.storage.tenant(tenantId).catch((error: unknown) => {
+    throw isAppError(error, "not_found") ? tenantNotFound() : error;
+  });
+  return { tenant: { id: tenantId, role }, ...routed(store) };
+}
+
+/**
+ * The tenant named by the input, for one of its members. A tenant you are not a member of, a
+ * tenant that does not exist and a tenant without a placement (the router fails closed) give the
+ * same error.
  */
 export const tenantProcedure = signedIn
-  .input(z.object({ tenantId: z.string().max(64) }))
+  .input(tenantIdInput)
   .use(async ({ ctx, input, next }) => {
-    // A tenant id PostgreSQL could not even look up names no tenant of the caller's.
-    if (unstorableText(input.tenantId)) throw tenantNotFound();
-    const membership = await ctx.services.prisma.membership.findUnique({
-      where: { tenantId_userId: { tenantId: input.tenantId, userId: ctx.user.id } },
-      select: { role: true },
-    });
-    if (!membership) throw tenantNotFound();
-    await admitUser(ctx.services, ctx.user, input.tenantId);
-    const store = await ctx.services.storage.tenant(input.tenantId).catch((error: unknown) => {
-      throw isAppError(error, "not_found") ? tenantNotFound() : error;
-    });
-    return next({ ctx: { tenant: { id: input.tenantId, role: membership.role as Role }, ...routed(store) } });
+    const role = await roleIn(ctx.services, input.tenantId, ctx.user.id);
+    if (!role) throw tenantNotFound();
+    return next({ ctx: await routeTenant(ctx.services, ctx.user, input.tenantId, role) });
   })
   .use(storableInput);
 
-export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
-  if (ctx.tenant.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "tenant admins only" });
-  return next();
-});
+/**
+ * The tenant's admins only. To anyone else (signed out, not a member, a plain member) the
+ * procedure does not exist, in tRPC's words for a missing path. The gate reads the tenant id from
+ * the raw input, before the input is validated, so a malformed input is not answered first.
+ */
+export const tenantAdminProcedure = publicProcedure
+  .meta({ access: "tenant-admin" })
+  .use(async ({ ctx, path, getRawInput, next }) => {
+    const user = ctx.user !== undefined ? ctx.user : await readUser(ctx.services, ctx.userId);
+    const raw: unknown = await getRawInput().catch(() => null);
+    const tenantId = typeof raw === "object" && raw !== null && "tenantId" in raw ? raw.tenantId : null;
+    const role = user && typeof tenantId === "string" ? await roleIn(ctx.services, tenantId, user.id) : null;
+    if (!user || role !== "admin") throw noSuchProcedure(path);
+    return next({ ctx: { user } });
+  })
+  .input(tenantIdInput)
+  .use(async ({ ctx, input, next }) => next({ ctx: await routeTenant(ctx.services, ctx.user, input.tenantId, "admin") }))
+  .use(storableInput);
 
 /**
  * Platform operators. Anyone else signed in is told the procedure does not exist, in tRPC's own
@@ -193,8 +230,9 @@ export const tenantAdminProcedure = tenantProcedure.use(({ ctx, next }) => {
  * bucket (no tenant, also for operatorTenantProcedure) is taken only after this check.
  */
 export const operatorProcedure = signedIn
+  .meta({ access: "operator" })
   .use(({ ctx, next, path }) => {
-    if (!ctx.user.isOperator) throw new TRPCError({ code: "NOT_FOUND", message: `No procedure found on path "${path}"` });
+    if (!ctx.user.isOperator) throw noSuchProcedure(path);
     return next();
   })
   .use(async ({ ctx, next }) => {
@@ -205,5 +243,5 @@ export const operatorProcedure = signedIn
 
 /** Operators acting on the tenant the input names, its store routed once as for tenantProcedure (NOT_FOUND: no such tenant). */
 export const operatorTenantProcedure = operatorProcedure
-  .input(z.object({ tenantId: z.string().max(64) }))
+  .input(tenantIdInput)
   .use(async ({ ctx, input, next }) => next({ ctx: routed(await ctx.services.storage.tenant(input.tenantId)) }));
