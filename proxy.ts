@@ -1,10 +1,20 @@
-// Runs before Next.js routes a request. Two jobs:
+// Runs before Next.js routes a request. Three jobs:
 // - A path that is not valid percent-encoded UTF-8 (`/api/v1/instances/%zz`) is a 400 here:
 //   Next.js would otherwise fail decoding it into route parameters and answer a bare 500.
+// - Pages are opened only by who may see them (server/web/page-access.ts), decided before
+//   anything renders: a signed-out visitor is redirected to sign-in (nothing of the page is rendered), and a page
+//   the caller may not see is served as the not-found document of a path no route matches, the
+//   same bytes as for a page that does not exist. The pages check again where they read data.
 // - Pages get the requested path (layouts cannot read it otherwise), so a visitor sent to sign-in
-//   comes back to the page they asked for. Authorization is not done here: every page and
-//   procedure checks it where the data is read.
+//   comes back to the page they asked for.
 import { NextResponse, type NextRequest } from "next/server";
+import { auth } from "./server/auth/index.ts";
+import { identityOf } from "./server/auth/sessions.ts";
+import { services } from "./server/services.ts";
+import { decidePage } from "./server/web/page-access.ts";
+
+/** A folder name starting with "_" is private in the App Router, so this path is never a route. */
+const NO_ROUTE = "/_no-route";
 
 function decodable(pathname: string): boolean {
   try {
@@ -15,17 +25,28 @@ function decodable(pathname: string): boolean {
   }
 }
 
-export function proxy(request: NextRequest) {
+const pages = auth(async (request) => {
   const { pathname, search } = request.nextUrl;
-  if (!decodable(pathname)) {
+  const decision = await decidePage(services(), identityOf(request.auth), pathname);
+  if (decision === "sign-in") {
+    const signIn = new URL("/signin", request.url);
+    signIn.searchParams.set("callbackUrl", pathname + search);
+    return new NextResponse(null, { status: 307, headers: { location: signIn.toString() } });
+  }
+  if (decision === "not-found") return NextResponse.rewrite(new URL(NO_ROUTE, request.url));
+  const headers = new Headers(request.headers);
+  headers.set("x-bulkhead-path", pathname + search);
+  return NextResponse.next({ request: { headers } });
+});
+
+export async function proxy(request: NextRequest) {
+  if (!decodable(request.nextUrl.pathname)) {
     return new NextResponse("Invalid URL: the path is not valid percent-encoded UTF-8", {
       status: 400, headers: { "content-type": "text/plain; charset=utf-8" },
     });
   }
-  if (pathname.startsWith("/api/")) return NextResponse.next();
-  const headers = new Headers(request.headers);
-  headers.set("x-bulkhead-path", pathname + search);
-  return NextResponse.next({ request: { headers } });
+  if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
+  return pages(request, {} as never);
 }
 
 export const config = {

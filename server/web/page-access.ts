@@ -1,0 +1,52 @@
+// Who may open a page, decided before Next.js renders anything (proxy.ts). A page the caller may
+// not see is served as the not-found document of a path no route matches, so a forbidden page and
+// a missing one are the same bytes; a signed-out visitor is redirected to sign-in with an empty
+// body, for any path, existing or not. The pages check again where they read their data.
+import { readSessionUser, type SessionIdentity } from "../auth/sessions.ts";
+import { unstorableText } from "../../engine/text-hygiene.ts";
+import type { Services } from "../services.ts";
+
+/** What opening a path asks of the caller. */
+export type PageAccess =
+  | { kind: "public" }
+  | { kind: "signed-in" }
+  | { kind: "operator" }
+  | { kind: "tenant"; tenantId: string; admin: boolean };
+
+const PUBLIC = /^\/(signin|signout|invite)(\/|$)/;
+const TENANT = /^\/t\/([^/]+)(\/.*)?$/;
+const TENANT_ADMIN_PAGES = /^\/(settings)(\/|$)/;
+
+/** The access a path needs; every page not named here needs only a signed-in user. */
+export function pageAccess(pathname: string): PageAccess {
+  if (PUBLIC.test(pathname)) return { kind: "public" };
+  if (pathname === "/ops" || pathname.startsWith("/ops/")) return { kind: "operator" };
+  const tenant = TENANT.exec(pathname);
+  if (tenant) return { kind: "tenant", tenantId: decodeURIComponent(tenant[1]!), admin: TENANT_ADMIN_PAGES.test(tenant[2] ?? "") };
+  return { kind: "signed-in" };
+}
+
+export type PageDecision = "render" | "sign-in" | "not-found";
+
+/** Whether the caller the session names may open the path: at most two queries, none for a public page. */
+export async function decidePage(services: Services, identity: SessionIdentity | null, pathname: string): Promise<PageDecision> {
+  const access = pageAccess(pathname);
+  if (access.kind === "public") return "render";
+  const user = await readSessionUser(services.prisma, identity);
+  if (!user) return "sign-in";
+  switch (access.kind) {
+    case "signed-in":
+      return "render";
+    case "operator":
+      return user.isOperator ? "render" : "not-found";
+    case "tenant": {
+      // An id no tenant can have is not looked up (PostgreSQL could not even compare a NUL).
+      if (access.tenantId.length > 64 || unstorableText(access.tenantId)) return "not-found";
+      const membership = await services.prisma.membership.findUnique({
+        where: { tenantId_userId: { tenantId: access.tenantId, userId: user.id } },
+        select: { role: true },
+      });
+      return membership && (!access.admin || membership.role === "admin") ? "render" : "not-found";
+    }
+  }
+}
