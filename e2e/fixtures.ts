@@ -1,5 +1,6 @@
 // Shared helpers of the e2e specs.
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, type Page } from "@playwright/test";
@@ -45,4 +46,15 @@ export async function bulkheadCli(...args: string[]): Promise<string> {
 /** A new operator API key from the CLI: its secret, the last line of what it prints. */
 export async function createOperatorKey(name: string): Promise<string> {
   return (await bulkheadCli("api-keys", "create", "--operator", "--name", name)).trim().split("\n").at(-1)!;
+}
+
+/**
+ * A new account of its own, made with the CLI (no tenant unless `memberOf` names one), for a test
+ * that changes a password or ends sessions: the demo users stay as the other specs expect them.
+ */
+export async function createTestUser(password: string, memberOf?: { tenant: string; role: "admin" | "member" }): Promise<string> {
+  const email = `e2e-${randomBytes(4).toString("hex")}@example.test`;
+  await bulkheadCli("users", "create", email, "--password", password);
+  if (memberOf) await bulkheadCli("members", "add", memberOf.tenant, email, "--role", memberOf.role);
+  return email;
 }

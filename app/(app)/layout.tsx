@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { myAccount } from "../../server/web/session.ts";
 import { TenantSwitcher } from "../_components/tenant-switcher";
 
-// The shell of every signed-in page: brand, tenant switcher, console link, account.
+// The shell of every signed-in page: brand, tenant switcher, console links, the account page and sign-out.
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const me = await myAccount();
   return (
@@ -22,6 +22,9 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         </nav>
         <span className="topbar-spacer" />
         <span className="topbar-user">{me.email}</span>
+        <Link className="btn" href="/account">
+          Account
+        </Link>
         <Link className="btn" href="/signout">
           Sign out
         </Link>

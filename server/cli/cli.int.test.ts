@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { readSessionUser, startSession } from "../auth/sessions.ts";
 import { authenticateApiKey } from "../control/api-keys.ts";
 import { runCli } from "./commands.ts";
 
@@ -59,6 +60,25 @@ describe("bulkhead CLI", () => {
     expect(ann.memberships).toMatchObject([{ tenantId: "acme", role: "admin" }]);
     expect((await db.prisma.user.findUniqueOrThrow({ where: { email: "ops@example.test" } })).isOperator).toBe(true);
     expect(await db.prisma.auditLog.count({ where: { actor: "cli", action: "member.add", tenantId: "acme" } })).toBe(1);
+  });
+
+  it("signs a user out everywhere, printing how many sessions ended; an unknown email is an error", async () => {
+    const ann = await db.prisma.user.findUniqueOrThrow({ where: { email: "ann@example.test" } });
+    const ops = await db.prisma.user.findUniqueOrThrow({ where: { email: "ops@example.test" } });
+    const sessions = [await startSession(db.prisma, ann.id), await startSession(db.prisma, ann.id)].map((sessionId) => ({ userId: ann.id, sessionId }));
+    const opsSession = { userId: ops.id, sessionId: await startSession(db.prisma, ops.id) };
+
+    expect(await cli("users", "signout", "Ann@Example.test")).toEqual({ status: 0, out: ["signed ann@example.test out everywhere: 2 sessions ended"], err: [] });
+    for (const session of sessions) expect(await readSessionUser(db.prisma, session)).toBeNull();
+    expect(await readSessionUser(db.prisma, opsSession)).not.toBeNull();
+    expect(await db.prisma.auditLog.findMany({ where: { action: "user.sessions.end" }, select: { actor: true, details: true } })).toEqual([
+      { actor: "cli", details: { email: "ann@example.test", ended: 2 } },
+    ]);
+    expect((await cli("users", "signout", "ann@example.test")).out).toEqual(["signed ann@example.test out everywhere: 0 sessions ended"]);
+
+    expect(await cli("users", "signout", "nobody@example.test")).toEqual({ status: 1, out: [], err: ["error: user not found"] });
+    expect((await cli("users", "signout")).status).toBe(1);
+    expect(await readSessionUser(db.prisma, opsSession)).not.toBeNull();
   });
 
   it("prints an API key's secret once, as the last line, and it authenticates", async () => {

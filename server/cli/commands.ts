@@ -5,6 +5,7 @@ import { AppError, isAppError } from "../../engine/errors.ts";
 import type { EngineConfig } from "../../engine/config.ts";
 import { runMove, startMove } from "../../engine/moves/move-tenant.ts";
 import { MOVE_PHASES, type MovePhase, type MoveRecord, type Storage } from "../../engine/storage/index.ts";
+import { signOutEverywhereByEmail } from "../auth/account.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
 import { applyBudget, applyRateLimit } from "../limits.ts";
@@ -24,6 +25,7 @@ export const USAGE = `usage: npm run bulkhead -- <command>
   tenants create <slug> [--name N]
   tenants list
   users create <email> --password P [--name N] [--operator]
+  users signout <email>                                    (ends every session of the user)
   members add <tenant> <email> --role admin|member
   api-keys create <tenant> [--name N]
   api-keys create --operator [--name N]
@@ -92,6 +94,12 @@ const commands: Record<string, Command> = {
     });
     await recordAudit(prisma, { actor: "cli", action: "user.create", details: { email: user.email, operator: values.operator === true } });
     print(`created ${values.operator ? "operator" : "user"} ${user.email}`);
+  },
+
+  async "users signout"(args, { prisma, print }) {
+    const { positionals } = parse(args, {}, ["email"]);
+    const { email, ended } = await signOutEverywhereByEmail(prisma, positionals[0]!, { actor: "cli" });
+    print(`signed ${email} out everywhere: ${ended} session${ended === 1 ? "" : "s"} ended`);
   },
 
   async "members add"(args, { prisma, print }) {

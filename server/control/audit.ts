@@ -11,7 +11,8 @@ export interface AuditEntry {
   details?: PrismaTypes.InputJsonValue;
 }
 
-export async function recordAudit(prisma: Prisma, entry: AuditEntry): Promise<void> {
+/** Records the entry; `prisma` may be a transaction, so the entry commits with the change it records. */
+export async function recordAudit(prisma: Pick<Prisma, "auditLog">, entry: AuditEntry): Promise<void> {
   await prisma.auditLog.create({
     data: {
       actor: entry.actor,

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { BackendsCard } from "./backends-card";
 import { CreateTenantCard } from "./create-tenant-card";
 import { MovesCard } from "./moves-card";
+import { SignOutUserCard } from "./sign-out-user-card";
 import { TenantTable } from "./tenant-table";
 
 export const metadata: Metadata = { title: "Operator console" };
@@ -20,6 +21,7 @@ export default function OpsPage() {
       </section>
       <CreateTenantCard />
       <MovesCard />
+      <SignOutUserCard />
     </main>
   );
 }

@@ -8,8 +8,16 @@ import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
-  const callbackUrl = safeReturnPath((await searchParams).callbackUrl);
+/** Why the user is here, when a page sent them on purpose (`?notice=`): the account page's changes end every session. */
+const NOTICES: Record<string, string> = {
+  "password-changed": "Password changed: sign in with your new password.",
+  "signed-out-everywhere": "Signed out everywhere: every session of your account has ended.",
+};
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; notice?: string }> }) {
+  const query = await searchParams;
+  const callbackUrl = safeReturnPath(query.callbackUrl);
+  const notice = typeof query.notice === "string" && Object.hasOwn(NOTICES, query.notice) ? NOTICES[query.notice] : null;
   // Only a live session skips the form: an ended one would be sent back here by every page.
   const identity = identityOf(await auth());
   if (await readSessionUser(services().prisma, identity)) redirect(callbackUrl);
@@ -20,6 +28,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <span className="brand-mark" aria-hidden="true" /> Bulkhead
         </div>
         <h1>Sign in</h1>
+        {notice && (
+          <p className="alert alert-ok" role="status">
+            {notice}
+          </p>
+        )}
         <p className="muted">Use your Bulkhead account.</p>
         <SignInForm callbackUrl={callbackUrl} />
       </div>

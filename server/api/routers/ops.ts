@@ -1,9 +1,11 @@
 // The operator console's tenants page: tenants with their placement, the registered backends
 // with their health, advancing a placement (with the epoch the operator expects to replace) and
-// tenant moves, which engines run (engine/moves). Every change is in the audit log.
+// tenant moves, which engines run (engine/moves); signing a user out everywhere. Every change is in
+// the audit log.
 import { z } from "zod";
 import { AppError } from "../../../engine/errors.ts";
 import { startMove } from "../../../engine/moves/move-tenant.ts";
+import { signOutEverywhereByEmail } from "../../auth/account.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { createTenant, listTenants } from "../../control/tenants.ts";
 import { addMemberByEmail, normalizeEmail } from "../../control/users.ts";
@@ -46,6 +48,13 @@ export const opsRouter = router({
 
   limits: opsLimitsRouter,
   audit: auditRouter,
+
+  users: router({
+    /** Ends every session of the account with this email (NOT_FOUND "user not found" when there is none), audited. */
+    signOutEverywhere: operatorProcedure.input(z.object({ email: z.string().max(320) })).mutation(({ ctx, input }) =>
+      signOutEverywhereByEmail(ctx.services.prisma, input.email, { actor: ctx.user.email, actorUserId: ctx.user.id }),
+    ),
+  }),
 
   /** Registered backends (ids only: connection strings never leave the server) and their health. */
   backends: operatorProcedure.query(async ({ ctx }) => {
