@@ -43,9 +43,10 @@ test("an admin's forbidden pages are the same document as a missing page", async
 test("a signed-out visitor is redirected to sign-in with nothing of the page, for pages that exist and pages that do not", async ({ request }) => {
   for (const path of ["/", "/ops", "/ops/audit", "/t/acme", "/t/acme/settings", ...MISSING]) {
     const response = await request.get(path, { maxRedirects: 0 });
-    const location = new URL(response.headers().location!);
-    expect(location.pathname + location.search).toBe(`/signin?callbackUrl=${encodeURIComponent(path)}`);
+    const location = response.headers().location!;
+    const target = new URL(location, "http://localhost");
+    expect(target.pathname + target.search).toBe(`/signin?callbackUrl=${encodeURIComponent(path)}`);
     // Next.js writes the target of a redirect as its body: that and nothing else.
-    expect({ path, status: response.status(), body: await response.text() }).toEqual({ path, status: 307, body: location.pathname + location.search });
+    expect({ path, status: response.status(), body: await response.text() }).toEqual({ path, status: 307, body: location });
   }
 });

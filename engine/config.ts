@@ -81,6 +81,11 @@ const schema = z.object({
    */
   BULKHEAD_API_RATE_PER_SEC: int(50, 1),
   BULKHEAD_API_BURST: int(200, 1),
+  /**
+   * Proxies in front of the web server whose x-forwarded-for is believed: a hop count or
+   * addresses and CIDRs (server/web/client-address.ts). Unset: the socket's address is the client's.
+   */
+  BULKHEAD_TRUSTED_PROXIES: z.string().default(""),
   BULKHEAD_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 });
 

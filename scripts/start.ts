@@ -28,7 +28,7 @@ function authSecret(): string {
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  // Own process group, so stopping reaches grandchildren (next start -> next-server) too.
+  // Own process group, so stopping reaches any process it starts in turn too.
   return spawn(command, args, { cwd: PROJECT_ROOT, env, stdio: "inherit", detached: true });
 }
 
@@ -84,7 +84,7 @@ if (!fs.existsSync(path.join(PROJECT_ROOT, ".next", "BUILD_ID"))) {
 }
 
 const children = [
-  run(bin("next"), ["start", "-p", String(port)], env),
+  run(process.execPath, ["--import", "tsx", "scripts/web.ts"], env),
   run(process.execPath, ["--import", "tsx", "engine/main.ts"], env),
 ];
 

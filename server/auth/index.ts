@@ -5,6 +5,7 @@ import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { isAppError } from "../../engine/errors.ts";
 import { services } from "../services.ts";
+import { clientAddress, parseTrustedProxies } from "../web/client-address.ts";
 import { authenticateCredentials } from "./credentials.ts";
 import { startSession } from "./sessions.ts";
 
@@ -22,11 +23,6 @@ export class WrongCredentials extends CredentialsSignin {
 }
 export class TooManyAttempts extends CredentialsSignin {
   code = "rate_limited";
-}
-
-function clientIp(request: Request): string | null {
-  const forwarded = request.headers.get("x-forwarded-for");
-  return forwarded?.split(",")[0]?.trim() || request.headers.get("x-real-ip") || null;
 }
 
 export const { handlers, auth, signIn, signOut } = NextAuth({
@@ -48,7 +44,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
           return await authenticateCredentials(services().prisma, {
             email: String(credentials.email ?? ""),
             password: String(credentials.password ?? ""),
-            ip: clientIp(request),
+            ip: clientAddress(request.headers, parseTrustedProxies(services().config.BULKHEAD_TRUSTED_PROXIES)),
           });
         } catch (error) {
           if (isAppError(error, "rate_limited")) throw new TooManyAttempts();
