@@ -13,7 +13,7 @@ export default async function HomePage() {
     <main className="page">
       <div className="card empty">
         <h1>No tenants yet</h1>
-        <p>Your account is not a member of any tenant. Ask a tenant admin to add you.</p>
+        <p>Your account is not a member of any tenant. Ask a tenant admin to invite you.</p>
       </div>
     </main>
   );

@@ -100,7 +100,7 @@ describe("a quiesced tenant", () => {
     await expect(ops().limits.setRateLimit({ tenantId: tenant, key: "k", maxCount: 1, windowMs: 1000 })).rejects.toMatchObject(moving);
     await expect(createCaller(createContext(db, operator.id)).breakers.ops.reset({ tenantId: tenant, handler: "h" })).rejects.toMatchObject(moving);
     // Members, API keys and the tenant's own limits live in the control plane, which a move does not copy.
-    await caller.members.add({ tenantId: tenant, email: `late-${tenant}@example.test`, role: "member" });
+    await caller.members.invite({ tenantId: tenant, email: `late-${tenant}@example.test`, role: "member" });
     await caller.apiKeys.create({ tenantId: tenant, name: "during-move" });
     await ops().limits.set({ tenantId: tenant, claimCap: 3, maxConcurrency: null });
     expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: 3, budget: null, rateLimits: [] });

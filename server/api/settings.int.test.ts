@@ -7,7 +7,6 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
-import { authenticateCredentials } from "../auth/credentials.ts";
 import { authenticateApiKey, createApiKey } from "../control/api-keys.ts";
 import { appRouter, createCaller } from "./root.ts";
 import { createContext } from "./trpc.ts";
@@ -65,63 +64,6 @@ async function tenantWithAdmin() {
   const owner = await makeUser(db, { memberOf: [[tenantId, "admin"]] });
   return { tenantId, owner, caller: callerFor(owner.id) };
 }
-
-describe("members.add", () => {
-  it("adds an existing user by email (any case), with no password, and refuses adding them twice", async () => {
-    const { tenantId, owner, caller } = await tenantWithAdmin();
-    const someone = await makeUser(db);
-    const added = await caller.members.add({ tenantId, email: `  ${someone.email.toUpperCase()} `, role: "member" });
-    expect(added).toEqual({ userId: someone.id, email: someone.email, role: "member", oneTimePassword: null });
-    expect((await caller.members.list({ tenantId })).map((m) => [m.email, m.role])).toContainEqual([someone.email, "member"]);
-
-    // "add" never changes an existing member's role (that is setRole's job, with its checks).
-    const again = await trpcError(caller.members.add({ tenantId, email: someone.email, role: "admin" }));
-    expect(again.code).toBe("CONFLICT");
-    expect(again.message).toMatch(/already a member/);
-    expect(await roleOf(tenantId, someone.id)).toBe("member");
-
-    expect(await auditRows(tenantId, "member.add")).toEqual([
-      { actor: owner.email, actor_user_id: owner.id, details: { email: someone.email, role: "member", new_user: false } },
-    ]);
-    expect(await auditRows(tenantId, "user.create")).toEqual([]);
-  });
-
-  it("creates an unknown user with a one-time password that signs in, returned once and stored only hashed", async () => {
-    const { tenantId, owner, caller } = await tenantWithAdmin();
-    const email = `new-${Date.now()}@example.test`;
-    const added = await caller.members.add({ tenantId, email, role: "admin" });
-    expect(added).toMatchObject({ email, role: "admin" });
-    const password = added.oneTimePassword!;
-    expect(password).toMatch(/^[A-Za-z0-9_-]{16}$/);
-
-    await expect(authenticateCredentials(db.prisma, { email, password, ip: null })).resolves.toMatchObject({ id: added.userId, email });
-    const { rows } = await db.sql.query("SELECT * FROM users WHERE id = $1", [added.userId]);
-    expect(rows[0].password_hash).toMatch(/^\$2[aby]\$/);
-    expect(JSON.stringify(rows[0])).not.toContain(password);
-    expect(await roleOf(tenantId, added.userId)).toBe("admin");
-
-    // Nowhere else: not in the list, not in the audit log.
-    expect(JSON.stringify(await caller.members.list({ tenantId }))).not.toContain(password);
-    const audit = [...(await auditRows(tenantId, "user.create")), ...(await auditRows(tenantId, "member.add"))];
-    expect(audit).toEqual([
-      { actor: owner.email, actor_user_id: owner.id, details: { email } },
-      { actor: owner.email, actor_user_id: owner.id, details: { email, role: "admin", new_user: true } },
-    ]);
-    expect(JSON.stringify(audit)).not.toContain(password);
-
-    // Adding the same email again is the existing-user path: no second password.
-    const again = await trpcError(caller.members.add({ tenantId, email, role: "member" }));
-    expect(again.code).toBe("CONFLICT");
-  });
-
-  it("refuses an invalid email with BAD_REQUEST and creates nothing", async () => {
-    const { tenantId, caller } = await tenantWithAdmin();
-    const error = await trpcError(caller.members.add({ tenantId, email: "not an email", role: "member" }));
-    expect(error.code).toBe("BAD_REQUEST");
-    expect(error.message).toMatch(/invalid email/);
-    expect(await caller.members.list({ tenantId })).toHaveLength(1);
-  });
-});
 
 describe("members.setRole and members.remove", () => {
   it("changes a member's role, and a repeat changes nothing", async () => {
@@ -280,7 +222,9 @@ describe("who may call the settings procedures", () => {
       const c = callerFor(userId);
       return {
         "members.list": () => c.members.list({ tenantId }),
-        "members.add": () => c.members.add({ tenantId, email: `x-${Date.now()}@example.test`, role: "admin" }),
+        "members.invite": () => c.members.invite({ tenantId, email: `x-${Date.now()}@example.test`, role: "admin" }),
+        "members.invitations": () => c.members.invitations({ tenantId }),
+        "members.revokeInvitation": () => c.members.revokeInvitation({ tenantId, id: keyId }),
         "members.setRole": () => c.members.setRole({ tenantId, userId: targetUserId, role: "member" }),
         "members.remove": () => c.members.remove({ tenantId, userId: targetUserId }),
         "apiKeys.list": () => c.apiKeys.list({ tenantId }),

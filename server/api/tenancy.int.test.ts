@@ -13,6 +13,7 @@ import { putTrigger } from "../../engine/storage/triggers.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
 import { createApiKey } from "../control/api-keys.ts";
+import { createInvitation } from "../control/invitations.ts";
 import { sequenceJson } from "../rest/testing.ts";
 import { appRouter } from "./root.ts";
 import { createContext } from "./trpc.ts";
@@ -24,7 +25,7 @@ import { asTenantId } from "../../engine/storage/index.ts";
 type Gate = "user" | "tenant" | "tenantAdmin" | "operator";
 
 /** The objects an input can name by id (or by a name scoped by the tenant: slug, handler). */
-type Kind = "instance" | "sequence" | "member" | "apiKey" | "trigger" | "handler" | "tenant";
+type Kind = "instance" | "sequence" | "member" | "invitation" | "apiKey" | "trigger" | "handler" | "tenant";
 
 interface IdProbe {
   kind: Kind;
@@ -61,7 +62,9 @@ const CASES: Record<string, Case> = {
 
   "members.list": { gate: "tenantAdmin", input: tenantOnly },
   // Emails are global accounts, not a tenant's objects: nothing to probe.
-  "members.add": { gate: "tenantAdmin", input: (tenantId) => ({ tenantId, email: email(), role: "member" }) },
+  "members.invite": { gate: "tenantAdmin", input: (tenantId) => ({ tenantId, email: email(), role: "member" }) },
+  "members.invitations": { gate: "tenantAdmin", input: tenantOnly },
+  "members.revokeInvitation": { gate: "tenantAdmin", ids: [{ kind: "invitation", input: (tenantId, id) => ({ tenantId, id }) }] },
   "members.setRole": { gate: "tenantAdmin", ids: [{ kind: "member", input: (tenantId, userId) => ({ tenantId, userId, role: "member" }) }] },
   "members.remove": { gate: "tenantAdmin", ids: [{ kind: "member", input: (tenantId, userId) => ({ tenantId, userId }) }] },
 
@@ -171,6 +174,7 @@ const MAKE: Record<Kind, (tenantId: string) => Promise<string>> = {
   },
   instance: async (tenantId) => (await insertInstancesOf(db, tenantId, await insertSequence(db, tenantId, BLOCKS)))[0]!,
   member: async (tenantId) => (await makeUser(db, { memberOf: [[tenantId, "member"]] })).id,
+  invitation: async (tenantId) => (await createInvitation(db.prisma, { tenantId, email: email(), role: "member", invitedByUserId: null })).id,
   apiKey: async (tenantId) => (await createApiKey(db.prisma, { tenantId, name: "matrix" })).id,
   trigger: async (tenantId) => {
     const slug = RANDOM.trigger();
@@ -190,6 +194,7 @@ const RANDOM: Record<Kind, () => string> = {
   sequence: randomUUID,
   instance: randomUUID,
   member: randomUUID,
+  invitation: randomUUID,
   apiKey: randomUUID,
   trigger: () => `slug-${hex()}`,
   handler: () => `handler-${hex()}`,
@@ -297,7 +302,7 @@ describe("the tRPC tenancy matrix", () => {
       if (c.gate === "tenant" || c.gate === "tenantAdmin") expect(c.input ?? c.ids?.[0], path).toBeDefined();
     }
     // The fingerprint that shows "nothing changed" does look at the tenant's rows.
-    const tables = ["task_instances", "signals", "sequences", "triggers", "circuit_breakers", "breaker_settings", "memberships", "api_keys", "audit_log"];
+    const tables = ["task_instances", "signals", "sequences", "triggers", "circuit_breakers", "breaker_settings", "memberships", "invitations", "api_keys", "audit_log"];
     expect(Object.keys(await rowsOf(tenantB))).toEqual(expect.arrayContaining([...tables, "users", "tenants"]));
   });
 

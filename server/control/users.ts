@@ -53,7 +53,7 @@ export async function addMember(prisma: Prisma, input: { tenantId: string; email
   });
 }
 
-// ---------------------------------------------------------------- tenant admins' member management
+// ---------------------------------------------------------------- member management (admins, operators)
 
 type Tx = PrismaTypes.TransactionClient;
 
@@ -80,7 +80,7 @@ export interface MemberChange {
 // reach PostgreSQL, which would reject it with an error that differs from "not found").
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function assertRole(role: string): asserts role is Role {
+export function assertRole(role: string): asserts role is Role {
   if (!ROLES.includes(role as Role)) throw new AppError("invalid_argument", `role must be one of ${ROLES.join(", ")}`, ["role"]);
 }
 
@@ -92,9 +92,12 @@ export function generateOneTimePassword(): string {
 }
 
 /**
- * Adds a user to the tenant by email. An unknown email gets a new account with a generated
- * password, returned here once. Someone who is already a member is refused rather than silently
- * given the new role, so "add" can never demote anyone (setMemberRole guards the last admin).
+ * Adds a user to the tenant by email, for operators only (ops.createTenant names the new tenant's
+ * first admin): its answer tells whether the email has an account, and it adds an existing
+ * account without asking. Tenant admins invite instead (invitations.ts). An unknown email gets a
+ * new account with a generated password, returned here once. Someone who is already a member is
+ * refused rather than silently given the new role, so "add" can never demote anyone
+ * (setMemberRole guards the last admin).
  */
 export async function addMemberByEmail(
   prisma: Prisma,

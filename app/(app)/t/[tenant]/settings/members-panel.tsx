@@ -15,9 +15,11 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const members = useQuery(trpc.members.list.queryOptions({ tenantId }));
+  const invitations = useQuery(trpc.members.invitations.queryOptions({ tenantId }));
   const invalidate = () => queryClient.invalidateQueries(trpc.members.pathFilter());
   const setRole = useMutation(trpc.members.setRole.mutationOptions({ onSettled: invalidate }));
   const remove = useMutation(trpc.members.remove.mutationOptions({ onSettled: invalidate }));
+  const revoke = useMutation(trpc.members.revokeInvitation.mutationOptions({ onSettled: invalidate }));
 
   // After stepping down or leaving, this page is no longer yours: go where you still have access,
   // and refresh so the tabs and tenant switcher follow.
@@ -27,12 +29,14 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
   };
 
   if (members.error) return <QueryError error={members.error} />;
-  if (!members.data) return <div className="skeleton" aria-busy="true" aria-label="Loading members" />;
+  if (invitations.error) return <QueryError error={invitations.error} />;
+  if (!members.data || !invitations.data) return <div className="skeleton" aria-busy="true" aria-label="Loading members" />;
   return (
     <>
       <ChangeError what="change the role" error={setRole.error} />
       <ChangeError what="remove the member" error={remove.error} />
-      {members.data.length === 0 ? (
+      <ChangeError what="revoke the invitation" error={revoke.error} />
+      {members.data.length === 0 && invitations.data.length === 0 ? (
         <p className="empty">No members yet.</p>
       ) : (
         <div className="table-wrap">
@@ -41,7 +45,7 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
               <tr>
                 <th scope="col">Email</th>
                 <th scope="col">Role</th>
-                <th scope="col">Member since</th>
+                <th scope="col">Status</th>
                 <th scope="col"><span className="visually-hidden">Actions</span></th>
               </tr>
             </thead>
@@ -63,7 +67,7 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
                     <td>
                       <span className={m.role === "admin" ? "badge badge-accent" : "badge"}>{m.role}</span>
                     </td>
-                    <td>{new Date(m.since).toLocaleDateString()}</td>
+                    <td>joined {new Date(m.since).toLocaleDateString()}</td>
                     <td className="cell-actions">
                       <span className="actions">
                         {m.isYou ? (
@@ -102,51 +106,76 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
                   </tr>
                 );
               })}
+              {/* Pending invitations: not members until accepted, so only Revoke. */}
+              {invitations.data.map((i) => (
+                <tr key={i.id}>
+                  <td>{i.email}</td>
+                  <td>
+                    <span className={i.role === "admin" ? "badge badge-accent" : "badge"}>{i.role}</span>
+                  </td>
+                  <td>
+                    <span className="badge badge-warn">invited</span>{" "}
+                    <span title={new Date(i.expiresAt).toLocaleString()}>expires {new Date(i.expiresAt).toLocaleDateString()}</span>
+                  </td>
+                  <td className="cell-actions">
+                    <ConfirmButton
+                      label="Revoke"
+                      accessibleLabel={`Revoke the invitation of ${i.email}`}
+                      question="Revoke? The link stops working."
+                      pending={revoke.isPending && revoke.variables?.id === i.id}
+                      pendingLabel="Revoking…"
+                      onConfirm={() => revoke.mutate({ tenantId, id: i.id })}
+                    />
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>
       )}
-      <AddMemberForm tenantId={tenantId} onAdded={invalidate} />
+      <InviteForm tenantId={tenantId} onInvited={invalidate} />
     </>
   );
 }
 
-/** Adds by email; a new account's one-time password is shown once, in a box of its own. */
-function AddMemberForm({ tenantId, onAdded }: { tenantId: string; onAdded: () => void }) {
+const article = (role: Role) => (role === "admin" ? "an admin" : "a member");
+
+/**
+ * Invites by email. The answer is the same whether or not the address has an account, so this
+ * shows the same thing for both: the link, once, in a box of its own, to pass on to the invitee.
+ */
+function InviteForm({ tenantId, onInvited }: { tenantId: string; onInvited: () => void }) {
   const trpc = useTRPC();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
-  const [added, setAdded] = useState<{ email: string; role: Role; password: string | null } | null>(null);
-  const add = useMutation(trpc.members.add.mutationOptions({ onSettled: onAdded }));
+  const [invited, setInvited] = useState<{ email: string; role: Role; expiresAt: string; link: string } | null>(null);
+  const invite = useMutation(trpc.members.invite.mutationOptions({ onSettled: onInvited }));
   return (
     <>
-      {added?.password ? (
+      {invited && (
         <OneTimeSecret
-          label="One-time password"
-          title={`Account created for ${added.email}`}
-          note={`${added.email} is now ${added.role === "admin" ? "an admin" : "a member"} and signs in with this password. Give it to them over a channel you trust.`}
-          value={added.password}
-          onDismiss={() => setAdded(null)}
+          label="Invitation link"
+          title={`Invitation for ${invited.email}`}
+          note={`Send this link to ${invited.email} yourself (Bulkhead sends no email). It works once, until ${new Date(invited.expiresAt).toLocaleDateString()}: they sign in with that address, or choose a password for a new account, and join as ${article(invited.role)}. Treat it like a password until it is used.`}
+          value={invited.link}
+          onDismiss={() => setInvited(null)}
         />
-      ) : added ? (
-        <p className="alert alert-ok" role="status">
-          {added.email} added as {added.role === "admin" ? "an admin" : "a member"}.
-        </p>
-      ) : null}
-      <ChangeError what="add the member" error={add.error} />
+      )}
+      <ChangeError what="invite" error={invite.error} />
       <form
         className="form-row"
-        aria-label="Add a member"
+        aria-label="Invite a member"
         onSubmit={(event) => {
           event.preventDefault();
-          setAdded(null);
-          add.mutate(
+          setInvited(null);
+          invite.mutate(
             { tenantId, email, role },
             {
               onSuccess: (result) => {
-                setAdded({ email: result.email, role: result.role, password: result.oneTimePassword });
-                // Kept only in `added`, not also in the mutation's cache.
-                add.reset();
+                // The page's own origin: the link is a path, so it points at whichever address the admin uses.
+                setInvited({ ...result, link: new URL(result.link, window.location.origin).toString() });
+                // Kept only in `invited`, not also in the mutation's cache.
+                invite.reset();
                 setEmail("");
                 setRole("member");
               },
@@ -174,11 +203,13 @@ function AddMemberForm({ tenantId, onAdded }: { tenantId: string; onAdded: () =>
             <option value="admin">Admin</option>
           </select>
         </label>
-        <button className="btn btn-primary" type="submit" disabled={add.isPending}>
-          {add.isPending ? "Adding…" : "Add member"}
+        <button className="btn btn-primary" type="submit" disabled={invite.isPending}>
+          {invite.isPending ? "Inviting…" : "Invite"}
         </button>
       </form>
-      <p className="muted form-hint">Someone without an account gets one, with a one-time password you pass on to them.</p>
+      <p className="muted form-hint">
+        People join only by accepting an invitation: its link works once, for 7 days. Inviting an address again replaces its link.
+      </p>
     </>
   );
 }
