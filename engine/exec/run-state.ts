@@ -16,8 +16,8 @@ export class RunState {
   /** The tree being run: the main one, or the cleanup tree. Node lookups go through it. */
   tree: TreeCursor;
   readonly context: Env["context"];
-  /** Steps that settled while the evaluator had not yet seen them: committed before the next step starts. */
-  unsavedStep = false;
+  /** Settled steps or applied signals not written yet: committed before the next step starts, or within PROGRESS_EVERY_MS. */
+  unsavedProgress = false;
   paused = false;
   /** C.12: a flat sequence's failed step leaves an `__error__` marker row. */
   private readonly flat: boolean;

@@ -19,6 +19,7 @@ import { RunState } from "./run-state.ts";
 import { SequenceCache } from "./sequence-cache.ts";
 import type { StepSlots } from "./step-slots.ts";
 import { applySignals } from "./signals.ts";
+import { shieldedSteps } from "./tree/cancel.ts";
 import { evaluator } from "./tree/evaluate.ts";
 import type { Env, Leaf, Settled } from "./tree/state.ts";
 
@@ -119,18 +120,24 @@ export class StepRunner {
       // that settled in the last PROGRESS_EVERY_MS; and a wide fan-out whose branches trickle in
       // through the step slots is not rewritten for every branch.
       const startsNew = progress.kind === "active" && progress.runnable.some((leaf) => !inflight.has(leaf.id));
-      if (run.unsavedStep && progress.kind === "active" && (startsNew || (inflight.size > 0 && this.unsavedFor(at) >= PROGRESS_EVERY_MS))) {
-        run.unsavedStep = false;
+      if (run.unsavedProgress && progress.kind === "active" && (startsNew || (inflight.size > 0 && this.unsavedFor(at) >= PROGRESS_EVERY_MS))) {
+        run.unsavedProgress = false;
         at.unsavedSince = null;
         if (!(await run.commit(writer, "running"))) return "lease_lost";
       }
       if (run.paused) {
-        // In-flight steps are abandoned (they run again after resume); the cursor stays.
-        for (const f of inflight.values()) f.abort.abort("paused");
-        inflight.clear();
-        return (await run.commit(writer, "paused")) ? "paused" : "lease_lost";
-      }
-      if (progress.kind === "active") for (const leaf of progress.runnable) if (!inflight.has(leaf.id)) this.start(at, leaf);
+        // In-process calls are abandoned and run again after resume (the cursor keeps them
+        // active); shielded ones (G.3) finish first. A worker task is never in flight here: it
+        // runs on its worker, which finishes it, and the result is taken on resume.
+        const shielded = shieldedSteps(run.phaseBlocks());
+        for (const [id, f] of inflight) {
+          if (shielded.has(id)) continue;
+          f.abort.abort("paused");
+          inflight.delete(id);
+          run.tree.nodes[id]!.pausedWhileRunning = true;
+        }
+        if (inflight.size === 0) return (await run.commit(writer, "paused")) ? "paused" : "lease_lost";
+      } else if (progress.kind === "active") for (const leaf of progress.runnable) if (!inflight.has(leaf.id)) this.start(at, leaf);
 
       if (inflight.size === 0) {
         if (progress.kind === "active" && progress.waiting) {
@@ -152,7 +159,7 @@ export class StepRunner {
       // all of them, so a wide fan-out costs a write per batch of settled branches, not per branch.
       if (at.settled.length === 0 && !at.thrown) {
         // With results unsaved, wake in time to write them even if nothing else settles.
-        const writeIn = run.unsavedStep ? Math.max(0, PROGRESS_EVERY_MS - this.unsavedFor(at)) : null;
+        const writeIn = run.unsavedProgress ? Math.max(0, PROGRESS_EVERY_MS - this.unsavedFor(at)) : null;
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           at.wake = resolve;
@@ -177,7 +184,7 @@ export class StepRunner {
         // Cancelled (race loser, cancel signal) or reset while it ran: its result is dropped.
         if (!state || state.status !== "active" || (state.attempt ?? 0) !== step.attempt) continue;
         this.outcomes.apply(run, step.leaf, state, result);
-        run.unsavedStep = true;
+        run.unsavedProgress = true;
         at.unsavedSince ??= performance.now(); // real time, whatever clock the run's logic uses
       }
     }
@@ -193,6 +200,12 @@ export class StepRunner {
     const attempt = state.attempt ?? 0;
     delete state.notBefore;
     delete state.deferReason;
+    if (state.pausedWhileRunning) {
+      // Running again after a pause: written soon, so the run does not read as paused meanwhile.
+      delete state.pausedWhileRunning;
+      at.run.unsavedProgress = true;
+      at.unsavedSince ??= performance.now();
+    }
     const done = leaf.type === "step" ? this.dispatcher.step(at, leaf, state, attempt, abort.signal) : this.dispatcher.child(at, leaf);
     const step: InFlight = { leaf, attempt, abort, done };
     at.inflight.set(leaf.id, step);
@@ -203,8 +216,16 @@ export class StepRunner {
   }
 
   private async readSignals(at: ActiveRun): Promise<void> {
-    const cancelled = applySignals(at.run, await at.store.pendingSignals(at.run.appliedSignals));
+    const signals = await at.store.pendingSignals(at.run.appliedSignals);
+    if (signals.length === 0) return;
+    const cancelled = applySignals(at.run, signals);
     if (cancelled) await this.settleAbandoned(at, cancelled);
+    // What the signals did (a new context, say) is written within PROGRESS_EVERY_MS, which also
+    // marks them delivered, even while a step runs on for minutes; and the loop acts on a pause
+    // now, not when a step next settles.
+    at.run.unsavedProgress = true;
+    at.unsavedSince ??= performance.now();
+    at.wake?.();
   }
 
   /**

@@ -15,8 +15,8 @@ interface TenantTable {
 
 /**
  * Every table of tenant data on a storage backend. The control plane (users, tenants,
- * memberships, keys, placements, audit, moves) stays on the primary and never moves; a test
- * checks that every other table with a tenant_id column is listed here.
+ * memberships, invitations, keys, placements, audit, moves) stays on the primary and never
+ * moves; a test checks that every other table with a tenant_id column is listed here.
  */
 export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "sequences" },
@@ -38,7 +38,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
 ];
 
 /** The tables that hold tenant_id but are the control plane's, on the primary only. */
-export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits"] as const;
+export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits", "invitations"] as const;
 
 const ROWS_PER_FETCH = 1_000;
 

@@ -13,6 +13,17 @@ function shielded(block: Block): boolean {
   );
 }
 
+/** The steps under `blocks` that signals do not interrupt: shielded ones and all under a shielded block. */
+export function shieldedSteps(blocks: readonly Block[], underShield = false, into = new Set<string>()): Set<string> {
+  for (const block of blocks) {
+    const shield = underShield || shielded(block);
+    if (block.type === "step" || block.type === "sub_sequence") {
+      if (shield) into.add(block.id);
+    } else shieldedSteps(childrenOf(block), shield, into);
+  }
+  return into;
+}
+
 /** A cancel signal: cancel what is cancellable under `blocks`, leave shielded work running. */
 export function requestCancel(env: Env, blocks: readonly Block[]): void {
   for (const block of blocks) {

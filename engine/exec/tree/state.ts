@@ -20,6 +20,8 @@ export interface NodeState {
   /** Not due before this time (delay, send window, rate limit, retry backoff). */
   notBefore?: string;
   deferReason?: string;
+  /** A pause abandoned this step while it ran: it runs again, the same attempt, after resume. */
+  pausedWhileRunning?: boolean;
   /** The worker task this step's current attempt was handed to. */
   taskId?: string;
   /** The handler that task runs (the fallback, when the breaker chose it). */
