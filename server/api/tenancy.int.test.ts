@@ -21,8 +21,11 @@ import { asTenantId } from "../../engine/storage/index.ts";
 
 // ------------------------------------------------------------------ the cases
 
-/** Who a procedure serves: any signed-in user, a tenant's members, its admins, or operators. */
-type Gate = "user" | "tenant" | "tenantAdmin" | "operator";
+/**
+ * Who a procedure serves: any signed-in user (naming their tenants), the signed-in user's own
+ * account (naming no tenant), a tenant's members, its admins, or operators.
+ */
+type Gate = "user" | "self" | "tenant" | "tenantAdmin" | "operator";
 
 /** The objects an input can name by id (or by a name scoped by the tenant: slug, handler). */
 type Kind = "instance" | "sequence" | "member" | "invitation" | "apiKey" | "trigger" | "handler" | "tenant";
@@ -54,6 +57,10 @@ const email = () => `new-${randomBytes(4).toString("hex")}@example.test`;
 /** How to call every procedure. A new procedure fails the coverage test until it is added here. */
 const CASES: Record<string, Case> = {
   "account.me": { gate: "user" },
+  "account.sessions": { gate: "self" },
+  // A wrong current password: refused, so the matrix's users keep theirs.
+  "account.changePassword": { gate: "self", input: () => ({ currentPassword: "not-the-password", newPassword: "another-password-9" }) },
+  "account.signOutEverywhere": { gate: "self" },
 
   "overview.instanceCounts": { gate: "tenant", input: tenantOnly },
   "overview.sequences": { gate: "tenant", input: tenantOnly },
@@ -73,6 +80,7 @@ const CASES: Record<string, Case> = {
   "apiKeys.revoke": { gate: "tenantAdmin", ids: [{ kind: "apiKey", input: (tenantId, id) => ({ tenantId, id }) }] },
 
   "ops.tenants": { gate: "operator" },
+  "ops.users.signOutEverywhere": { gate: "operator", input: () => ({ email: loner.email }) },
   "ops.backends": { gate: "operator" },
   // Served calls act for A on the backend it is already on: a newer epoch each time, a move with nothing to do.
   "ops.advancePlacement": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary", epoch: 1_000 + ++epochs }) },
@@ -156,7 +164,7 @@ let tenantB: string;
 let adminA: { id: string };
 let memberA: { id: string };
 /** Signed in, member of nothing. */
-let loner: { id: string };
+let loner: { id: string; email: string };
 let operator: { id: string };
 /** B's objects, one of each kind: the foreign ids. */
 let foreign: Record<Kind, string>;
@@ -365,6 +373,17 @@ describe("the tRPC tenancy matrix", () => {
         // Operators are served (on their own behalf: acting for A, so B stays untouched).
         const served = await http(operator.id, path, c.input?.(tenantA));
         expect(served.status, `${path}: ${served.body}`).toBe(200);
+      });
+    }
+  });
+
+  describe("a procedure of the caller's own account", () => {
+    for (const path of paths("self")) {
+      it(`${path} answers the signed-in user without naming any tenant`, async () => {
+        const answer = await http(adminA.id, path, CASES[path]!.input?.(tenantA));
+        expect(answer.status, answer.body).toBeLessThan(500);
+        expect(answer.body).not.toContain(tenantA);
+        expect(answer.body).not.toContain(tenantB);
       });
     }
   });
