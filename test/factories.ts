@@ -87,5 +87,5 @@ export async function parkOnWorkerTask(
 
 /** A live session of the user, as signing in makes one: what the HTTP handler is given. */
 export async function sessionOf(db: TestDatabase, userId: string): Promise<SessionIdentity> {
-  return { userId, sessionId: await startSession(db.prisma, userId) };
+  return { userId, sessionId: (await startSession(db.prisma, userId))! };
 }

@@ -8,6 +8,8 @@ export interface SignedInUser {
   id: string;
   email: string;
   name: string;
+  /** The hash the password was checked against: the session is made only while it is still the user's. */
+  verifiedHash: string;
 }
 
 /**
@@ -27,5 +29,5 @@ export async function authenticateCredentials(
     throw new AppError("unauthorized", "wrong email or password");
   }
   await clearAccount(prisma, email);
-  return { id: user.id, email: user.email, name: user.name };
+  return { id: user.id, email: user.email, name: user.name, verifiedHash: user.passwordHash };
 }

@@ -6,7 +6,7 @@ import Credentials from "next-auth/providers/credentials";
 import { isAppError } from "../../engine/errors.ts";
 import { services } from "../services.ts";
 import { clientAddress, parseTrustedProxies } from "../web/client-address.ts";
-import { authenticateCredentials } from "./credentials.ts";
+import { authenticateCredentials, type SignedInUser } from "./credentials.ts";
 import { startSession } from "./sessions.ts";
 
 declare module "next-auth" {
@@ -55,11 +55,14 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     }),
   ],
   callbacks: {
-    // At sign-in (`user` is given) the session gets its revocable row; later calls keep the token.
+    // At sign-in (`user` is what authorize returned) the session gets its revocable row, made
+    // only while the password just checked is still the user's; without one the token names no
+    // session and reads as signed out. Later calls keep the token.
     async jwt({ token, user }) {
       if (user?.id) {
         token.sub = user.id;
-        token.sid = await startSession(services().prisma, user.id);
+        const passwordHash = (user as Partial<SignedInUser>).verifiedHash;
+        token.sid = (await startSession(services().prisma, user.id, { passwordHash })) ?? undefined;
       }
       return token;
     },

@@ -1,11 +1,14 @@
 // Revocable sessions on a real PostgreSQL: a session reads as its user while its row lives, and
 // not at all once it is ended (sign-out), once the user is removed from their last tenant, or
-// when the token names no session; other sessions of the user are not touched by a sign-out.
+// when the token names no session; other sessions of the user are not touched by a sign-out; a
+// sign-in racing a password change gets no session.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { makeTenant, makeUser, sessionOf } from "../../test/factories.ts";
+import { makeTenant, makeUser, PASSWORD, sessionOf } from "../../test/factories.ts";
 import { addMember, removeMember } from "../control/users.ts";
-import { endSession, endSessionsOf, identityOf, readSessionUser } from "./sessions.ts";
+import { authenticateCredentials } from "./credentials.ts";
+import { hashPassword } from "./password.ts";
+import { endSession, endSessionsOf, identityOf, readSessionUser, startSession } from "./sessions.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -55,4 +58,17 @@ it("a sign-in clears the user's sessions older than a token lives", async () => 
   const fresh = await sessionOf(db, user.id);
   const { rows } = await db.sql.query("SELECT id FROM user_sessions WHERE user_id = $1", [user.id]);
   expect(rows.map((r) => r.id)).toEqual([fresh.sessionId]);
+});
+
+it("a sign-in whose password was changed before its session was made gets no session", async () => {
+  const user = await makeUser(db);
+  const signedIn = await authenticateCredentials(db.prisma, { email: user.email, password: PASSWORD, ip: null });
+  // The password changes between the check and the session (ending every session there is).
+  await db.prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword("a-brand-new-password") } });
+  expect(await startSession(db.prisma, user.id, { passwordHash: signedIn.verifiedHash })).toBeNull();
+  expect(await db.prisma.userSession.count({ where: { userId: user.id } })).toBe(0);
+  // Checked against the hash that is the user's now, it is made.
+  const again = await authenticateCredentials(db.prisma, { email: user.email, password: "a-brand-new-password", ip: null });
+  const sessionId = await startSession(db.prisma, user.id, { passwordHash: again.verifiedHash });
+  expect(await readSessionUser(db.prisma, { userId: user.id, sessionId: sessionId! })).toMatchObject({ id: user.id });
 });

@@ -19,14 +19,22 @@ export interface SessionUser {
 /** next-auth's default session lifetime: a row older than this names a token that has expired. */
 export const SESSION_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
-/** A new session of the user (its id goes into the token); the user's expired ones go. */
-export async function startSession(prisma: Prisma, userId: string, now = new Date()): Promise<string> {
+/**
+ * A new session of the user (its id goes into the token); the user's expired ones go. With
+ * `passwordHash` (the hash a sign-in just verified), only while it is still the user's: a
+ * password change committed between the check and this insert ended every session, and a
+ * session made now from the old password would outlive it. Then null.
+ */
+export async function startSession(prisma: Prisma, userId: string, options: { passwordHash?: string; now?: Date } = {}): Promise<string | null> {
   const id = randomBytes(32).toString("base64url");
-  await prisma.$transaction([
+  const now = options.now ?? new Date();
+  const [, inserted] = await prisma.$transaction([
     prisma.userSession.deleteMany({ where: { userId, createdAt: { lt: new Date(now.getTime() - SESSION_MAX_AGE_MS) } } }),
-    prisma.userSession.create({ data: { id, userId } }),
+    prisma.$executeRaw`
+      INSERT INTO user_sessions (id, user_id)
+      SELECT ${id}, id FROM users WHERE id = ${userId}::uuid AND (${options.passwordHash ?? null}::text IS NULL OR password_hash = ${options.passwordHash ?? null})`,
   ]);
-  return id;
+  return inserted === 1 ? id : null;
 }
 
 /** The user, if the session is still theirs; null once it was ended (or never was). One query. */

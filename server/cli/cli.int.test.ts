@@ -35,6 +35,8 @@ describe("bulkhead CLI", () => {
       ["tenants", "create"],
       ["users", "create", "not-an-email", "--password", "long enough"],
       ["users", "create", "short@example.test", "--password", "short"],
+      // bcrypt reads 72 bytes: a longer password would sign in by its first 72 alone.
+      ["users", "create", "long@example.test", "--password", "é".repeat(37)],
       ["members", "add", "no-such-tenant", "x@example.test", "--role", "admin"],
       ["members", "add", "acme", "nobody@example.test", "--role", "owner"],
       ["api-keys", "create", "no-such-tenant"],
@@ -65,8 +67,8 @@ describe("bulkhead CLI", () => {
   it("signs a user out everywhere, printing how many sessions ended; an unknown email is an error", async () => {
     const ann = await db.prisma.user.findUniqueOrThrow({ where: { email: "ann@example.test" } });
     const ops = await db.prisma.user.findUniqueOrThrow({ where: { email: "ops@example.test" } });
-    const sessions = [await startSession(db.prisma, ann.id), await startSession(db.prisma, ann.id)].map((sessionId) => ({ userId: ann.id, sessionId }));
-    const opsSession = { userId: ops.id, sessionId: await startSession(db.prisma, ops.id) };
+    const sessions = [await startSession(db.prisma, ann.id), await startSession(db.prisma, ann.id)].map((sessionId) => ({ userId: ann.id, sessionId: sessionId! }));
+    const opsSession = { userId: ops.id, sessionId: (await startSession(db.prisma, ops.id))! };
 
     expect(await cli("users", "signout", "Ann@Example.test")).toEqual({ status: 0, out: ["signed ann@example.test out everywhere: 2 sessions ended"], err: [] });
     for (const session of sessions) expect(await readSessionUser(db.prisma, session)).toBeNull();

@@ -1,7 +1,7 @@
 // Users and memberships (control plane).
 import { randomBytes } from "node:crypto";
 import { AppError, notFound } from "../../engine/errors.ts";
-import { hashPassword, MIN_PASSWORD_LENGTH } from "../auth/password.ts";
+import { hashPassword, newPasswordProblem } from "../auth/password.ts";
 import { endSessionsOf } from "../auth/sessions.ts";
 import type { Prisma as PrismaTypes } from "../db/generated/client.ts";
 import type { Prisma } from "../db/prisma.ts";
@@ -24,9 +24,8 @@ export async function createUser(
   input: { email: string; password: string; name?: string; isOperator?: boolean },
 ): Promise<{ id: string; email: string }> {
   const email = normalizeEmail(input.email);
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError("invalid_argument", `password must be at least ${MIN_PASSWORD_LENGTH} characters`, ["password"]);
-  }
+  const problem = newPasswordProblem(input.password);
+  if (problem) throw new AppError("invalid_argument", `password ${problem}`, ["password"]);
   if (await prisma.user.findUnique({ where: { email }, select: { id: true } })) {
     throw new AppError("already_exists", `user "${email}" already exists`, ["email"]);
   }
