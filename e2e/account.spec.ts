@@ -42,7 +42,7 @@ test("a password change signs the user out in every browser; the new password si
   await test.step("the page, with its sessions counted (the copied cookie is the same session as this one)", async () => {
     await page.reload();
     await expect(page.getByText("You are signed in on 2 browsers or devices, this one included.")).toBeVisible();
-    await expect(page.getByText("None yet: a tenant admin can add you.")).toBeVisible();
+    await expect(page.getByText("None yet: a tenant admin can invite you.")).toBeVisible();
     await page.screenshot({ path: testInfo.outputPath("account.png"), fullPage: true });
   });
 

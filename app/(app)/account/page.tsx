@@ -31,7 +31,7 @@ export default async function AccountPage() {
           <dt>Tenants</dt>
           <dd>
             {me.tenants.length === 0 ? (
-              <span className="muted">None yet: a tenant admin can add you.</span>
+              <span className="muted">None yet: a tenant admin can invite you.</span>
             ) : (
               <ul className="account-tenants">
                 {me.tenants.map((t) => (
