@@ -28,7 +28,7 @@ export type StepResult =
   /** A handler answered; `handler` is the one that ran (a fallback or escalation handler, maybe). */
   | { kind: "handled"; handler: string; outcome: HandlerOutcome }
   /** The step failed before any handler ran (deadline, a template, a missing sub-sequence). */
-  | { kind: "failure"; retryable: boolean; message: string }
+  | { kind: "failure"; retryable: boolean; message: string; code: string }
   | { kind: "deferred"; until: Date; reason: string }
   | { kind: "worker"; taskId: string; handler: string }
   | { kind: "child"; childId: string }
@@ -71,15 +71,16 @@ export class Dispatcher {
     if (decision.kind === "defer") return { kind: "deferred", until: decision.until, reason: decision.reason };
     if (decision.kind === "fail") {
       if (decision.deadline && step.on_deadline_breach) await this.escalateDeadline(at, step, step.on_deadline_breach, attempt, cancelled);
-      return { kind: "failure", retryable: false, message: decision.message };
+      return { kind: "failure", retryable: false, message: decision.message, code: decision.deadline ? "deadline" : "preflight" };
     }
     state.startedAt ??= now.toISOString();
+    run.beginAttempt(step.id, state, attempt);
 
     let params: unknown;
     try {
       params = resolveTemplates(step.params, scopeOf(run.env()));
     } catch (error) {
-      return { kind: "failure", retryable: false, message: (error as Error).message };
+      return { kind: "failure", retryable: false, message: (error as Error).message, code: "template" };
     }
     const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : (decision.handler ?? step.handler);
     const handler = this.deps.handlers.get(handlerName);
@@ -115,12 +116,12 @@ export class Dispatcher {
   /** C.7: finds the child's sequence, checks its input, and creates the child instance. */
   async child(at: Dispatching, block: SubSequenceBlock): Promise<StepResult> {
     const sequence = await at.store.findSubSequence(block.sequence_name, block.version);
-    if (!sequence) return { kind: "failure", retryable: false, message: `sub-sequence not found: ${block.sequence_name}` };
+    if (!sequence) return { kind: "failure", retryable: false, message: `sub-sequence not found: ${block.sequence_name}`, code: "sub_sequence" };
     const problem = inputProblem(sequence.inputSchema, block.input);
-    if (problem) return { kind: "failure", retryable: false, message: `sub-sequence ${block.sequence_name}: ${problem}` };
+    if (problem) return { kind: "failure", retryable: false, message: `sub-sequence ${block.sequence_name}: ${problem}`, code: "sub_sequence" };
     const created = await at.store.createChild({ sequenceId: sequence.id, blockId: block.id, input: block.input });
     if ("childId" in created) return { kind: "child", childId: created.childId };
-    if (created.error === "depth") return { kind: "failure", retryable: false, message: "sub-sequence depth limit (16) reached" };
+    if (created.error === "depth") return { kind: "failure", retryable: false, message: "sub-sequence depth limit (16) reached", code: "sub_sequence" };
     return { kind: "interrupted", why: "lease_lost" };
   }
 

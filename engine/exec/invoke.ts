@@ -29,13 +29,13 @@ export async function invokeHandler(
     options.timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
-          settle({ kind: "failure", retryable: true, message: `step timed out after ${options.timeoutMs} ms` });
+          settle({ kind: "failure", retryable: true, message: `step timed out after ${options.timeoutMs} ms`, code: "timeout" });
           controller.abort("timeout");
         }, options.timeoutMs);
 
   handler({ ...input, signal: controller.signal }).then(settle, (error: unknown) =>
     // A throwing handler is a bug in it, not a verdict on the step: retryable.
-    settle({ kind: "failure", retryable: true, message: `handler error: ${error instanceof Error ? error.message : String(error)}` }),
+    settle({ kind: "failure", retryable: true, message: `handler error: ${error instanceof Error ? error.message : String(error)}`, code: "handler_error" }),
   );
   try {
     return await settled;

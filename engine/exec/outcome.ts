@@ -34,9 +34,9 @@ export class Outcomes {
         state.childId = result.childId;
         return;
       case "failure":
-        return run.fail(step, state, result.message, result.retryable);
+        return run.fail(leaf.id, step, state, { message: result.message, retryable: result.retryable, code: result.code });
       case "handled":
-        return this.handled(run, step, leaf.id, state, result.outcome);
+        return this.handled(run, step, leaf.id, state, result.handler, result.outcome);
     }
   }
 
@@ -54,7 +54,8 @@ export class Outcomes {
         if (ended.state === "completed") run.succeed(id, state, ended.outputs, false);
         else {
           state.status = "failed";
-          state.failure = { message: `sub-sequence instance ${state.childId} ${ended.state}`, retryable: false };
+          state.failure = { message: `sub-sequence instance ${state.childId} ${ended.state}`, retryable: false, code: "sub_sequence" };
+          state.finishedAt = this.now().toISOString();
         }
         delete state.childId;
         continue;
@@ -68,11 +69,11 @@ export class Outcomes {
       if (result.state === "completed") {
         if (handler) this.breakers.recordSuccess(run.claim.tenantId, handler, this.now().getTime());
         const problem = outputProblem(step, result.output);
-        if (problem) run.fail(step, state, problem, false);
-        else run.succeed(id, state, result.output, true);
+        if (problem) run.fail(id, step, state, { message: problem, retryable: false, code: "output", handler }, result.workerId);
+        else run.succeed(id, state, result.output, true, result.workerId);
       } else {
         if (handler) this.breakers.recordFailure(run.claim.tenantId, handler, this.now().getTime());
-        run.fail(step, state, storableText(result.message), result.retryable);
+        run.fail(id, step, state, { message: storableText(result.message), retryable: result.retryable, code: "worker", handler }, result.workerId);
       }
     }
   }
@@ -84,16 +85,18 @@ export class Outcomes {
     else this.breakers.recordSuccess(run.claim.tenantId, handler, at);
   }
 
-  private handled(run: RunState, step: StepBlock | undefined, id: string, state: NodeState, outcome: HandlerOutcome): void {
+  private handled(run: RunState, step: StepBlock | undefined, id: string, state: NodeState, handler: string, outcome: HandlerOutcome): void {
     switch (outcome.kind) {
       case "success": {
         const problem = outputProblem(step, outcome.output);
-        if (problem) return run.fail(step, state, problem, false);
+        if (problem) return run.fail(id, step, state, { message: problem, retryable: false, code: "output", handler });
         if (outcome.blocks) run.cursor.blocks = outcome.blocks;
         return run.succeed(id, state, outcome.output, false);
       }
-      case "failure":
-        return run.fail(step, state, storableText(outcome.message), outcome.retryable);
+      case "failure": {
+        const { message, retryable, code, httpStatus } = outcome;
+        return run.fail(id, step, state, { message: storableText(message), retryable, code: code ?? "handler", handler, ...(httpStatus ? { httpStatus } : {}) });
+      }
       case "snooze":
         state.notBefore = outcome.until.toISOString();
         state.deferReason = "snooze";

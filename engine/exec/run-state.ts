@@ -5,11 +5,14 @@
 import { isObject } from "../model.ts";
 import { evaluateCondition } from "../sequence/expression.ts";
 import type { Block, Sequence, StepBlock } from "../sequence/schema.ts";
-import type { ClaimedInstance, ClaimedRow, OutputRow, Progress } from "../storage/index.ts";
+import type { ClaimedInstance, ClaimedRow, OutputRow, Progress, RunFacts } from "../storage/index.ts";
 import type { ProgressWriter } from "./progress-writer.ts";
 import { mayRetry, nextAttemptAt } from "./retry.ts";
 import { readTreeCursor } from "./tree/cursor.ts";
-import { childrenOf, resetFailures, scopeOf, setData, type DataPatch, type Env, type NodeState, type Settled, type TreeCursor } from "./tree/state.ts";
+import {
+  childrenOf, KEPT_ATTEMPTS, resetFailures, scopeOf, setData,
+  type DataPatch, type Env, type NodeState, type Settled, type StepError, type TreeCursor,
+} from "./tree/state.ts";
 
 export class RunState {
   readonly cursor: TreeCursor;
@@ -25,6 +28,10 @@ export class RunState {
   private dataPatch: DataPatch = { set: {}, unset: [] };
   /** Signals applied but not yet committed: the next commit consumes them. */
   private applied: string[] = [];
+  /** context.runtime's engine-kept facts (stored in columns of their own), written with every commit. */
+  readonly facts: RunFacts;
+  /** The steps this run has started and not yet settled, latest last: the newest is current_step. */
+  private readonly running = new Map<string, { attempt: number; startedAt: string }>();
 
   constructor(
     readonly claim: ClaimedInstance,
@@ -40,6 +47,54 @@ export class RunState {
     this.tree = this.cursor.cleanup ? cleanupTree(this.cursor.cleanup) : this.cursor;
     this.context = normalizeContext(row.context);
     this.flat = this.blocks().every((b) => b.type === "step");
+    this.facts = { ...row.facts };
+  }
+
+  /** A step's attempt starts: the run's facts and the node's attempt list record it. */
+  beginAttempt(id: string, state: NodeState, attempt: number): void {
+    const now = this.now().toISOString();
+    this.facts.startedAt ??= now;
+    this.running.delete(id);
+    this.running.set(id, { attempt, startedAt: now });
+    this.showCurrent();
+    const attempts = (state.attempts ??= []);
+    attempts.push({ attempt, startedAt: now });
+    if (attempts.length > KEPT_ATTEMPTS) attempts.splice(0, attempts.length - KEPT_ATTEMPTS);
+  }
+
+  /** The attempt in progress ends (an attempt that never started, a failed pre-flight say, is recorded as instant). */
+  private endAttempt(id: string, state: NodeState, outcome: { error?: StepError; workerId?: string | null }): void {
+    const now = this.now().toISOString();
+    const attempt = state.attempt ?? 0;
+    const attempts = (state.attempts ??= []);
+    let record = attempts.at(-1);
+    if (!record || record.attempt !== attempt || record.finishedAt) {
+      record = { attempt, startedAt: now };
+      attempts.push(record);
+      if (attempts.length > KEPT_ATTEMPTS) attempts.splice(0, attempts.length - KEPT_ATTEMPTS);
+    }
+    record.finishedAt = now;
+    if (outcome.workerId) record.workerId = outcome.workerId;
+    if (outcome.error) record.error = outcome.error;
+    this.facts.stepsExecuted += 1;
+    this.running.delete(id);
+    if (this.facts.currentStep === id || this.running.size > 0) this.showCurrent();
+  }
+
+  /** A running attempt cut short by a pause or a cancel: not a failure, and not counted as executed. */
+  interruptAttempt(id: string, state: NodeState, why: "paused" | "cancelled"): void {
+    const record = state.attempts?.at(-1);
+    if (record && !record.finishedAt) Object.assign(record, { finishedAt: this.now().toISOString(), interrupted: why });
+    this.running.delete(id);
+    this.showCurrent();
+  }
+
+  /** current_step is the newest step of this run still running, or nothing. */
+  private showCurrent(): void {
+    const latest = [...this.running].at(-1);
+    this.facts.currentStep = latest?.[0] ?? null;
+    this.facts.currentStepStartedAt = latest?.[1].startedAt ?? null;
+    this.facts.attempt = latest?.[1].attempt ?? 0;
   }
 
   /** The top-level blocks, which a self_modify step may have extended. */
@@ -108,15 +163,22 @@ export class RunState {
     return this.applied;
   }
 
-  succeed(id: string, state: NodeState, output: unknown, fromWorker: boolean): void {
+  succeed(id: string, state: NodeState, output: unknown, fromWorker: boolean, workerId?: string | null): void {
+    this.endAttempt(id, state, { workerId });
     state.status = "completed";
+    state.finishedAt = this.now().toISOString();
     this.outputs[id] = output;
     this.unsaved.push({ blockId: id, output, attempt: state.attempt ?? 0 });
     if (fromWorker && isObject(output)) this.mergeData(output);
   }
 
-  /** A failed attempt: retried when the step's policy allows, else the step fails. */
-  fail(step: StepBlock | undefined, state: NodeState, message: string, retryable: boolean): void {
+  /**
+   * A failed attempt, its error kept on the attempt: retried when the step's policy allows, else
+   * the step fails with it.
+   */
+  fail(id: string, step: StepBlock | undefined, state: NodeState, error: StepError, workerId?: string | null): void {
+    this.endAttempt(id, state, { error, workerId });
+    const { message, retryable } = error;
     const attempt = state.attempt ?? 0;
     const retryIf = (expression: string) =>
       evaluateCondition(expression, { ...scopeOf(this.env()), runtime: { error: message, attempt } }, "lenient", true);
@@ -129,7 +191,8 @@ export class RunState {
       return;
     }
     state.status = "failed";
-    state.failure = { message, retryable };
+    state.failure = error;
+    state.finishedAt = this.now().toISOString();
     if (this.flat && step) this.unsaved.push({ blockId: step.id, output: { __error__: true, retryable, message }, outputRef: "__error__", attempt });
   }
 
@@ -138,16 +201,24 @@ export class RunState {
    * signals with the new state; false when the lease was lost (nothing was written).
    */
   async commit(writer: ProgressWriter, state: Progress["state"], extra: Partial<Progress> = {}): Promise<boolean> {
+    // Taken before the write is awaited: what the signal poller merges meanwhile goes into a fresh
+    // patch for the next commit, never into one that is already being written (and then dropped).
     const patch = this.dataPatch;
+    const outputs = this.unsaved;
+    this.dataPatch = { set: {}, unset: [] };
+    this.unsaved = [];
     const changed = Object.keys(patch.set).length > 0 || patch.unset.length > 0;
     const signalsApplied = this.applied;
     const { id, tenantId, leaseEpoch } = this.claim;
+    // Only a running or waiting instance has a step under way.
+    if (state !== "running" && state !== "waiting") {
+      this.running.clear();
+      this.showCurrent();
+    }
     const written = await writer.commit({
-      instanceId: id, tenantId, leaseEpoch, state, cursor: this.cursor, outputs: this.unsaved, signalsApplied,
+      instanceId: id, tenantId, leaseEpoch, state, cursor: this.cursor, outputs, signalsApplied, facts: { ...this.facts },
       ...(changed ? { dataPatch: patch } : {}), ...extra,
     });
-    this.unsaved = [];
-    this.dataPatch = { set: {}, unset: [] };
     // The poller may have applied more while this commit was written: those wait for the next.
     this.applied = this.applied.filter((signalId) => !signalsApplied.includes(signalId));
     return written;

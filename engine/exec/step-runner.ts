@@ -55,6 +55,8 @@ interface ActiveRun extends Dispatching {
   wake: (() => void) | null;
   /** When the oldest result not yet written settled (ms), or null. */
   unsavedSince: number | null;
+  /** When the oldest step start not yet written happened (ms), or null: see PROGRESS_EVERY_MS. */
+  startedSince: number | null;
   /** A step that threw (a database error in its pre-flight, say): the run fails with it, as it would inline. */
   thrown: { error: unknown } | null;
 }
@@ -83,7 +85,7 @@ export class StepRunner {
     const outputs = row.cursor !== null && readsOutputs(sequence) ? await store.latestOutputs() : {};
     const run = new RunState(claim, row, sequence, outputs, this.deps.now);
     const log = this.deps.log.child({ tenant_id: claim.tenantId, instance_id: claim.id });
-    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map(), settled: [], wake: null, thrown: null, unsavedSince: null };
+    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map(), settled: [], wake: null, thrown: null, unsavedSince: null, startedSince: null };
 
     await this.outcomes.takeExternal(run, store);
     if (row.hasSignals) await this.readSignals(at);
@@ -118,11 +120,16 @@ export class StepRunner {
       // after it settled while others still run, or with the final state when the tree has settled
       // (one write for the last step). So a crash re-runs at most the steps in flight and those
       // that settled in the last PROGRESS_EVERY_MS; and a wide fan-out whose branches trickle in
-      // through the step slots is not rewritten for every branch.
+      // through the step slots is not rewritten for every branch. A step still running
+      // PROGRESS_EVERY_MS after it started is written too, so the run facts name it (current_step)
+      // while it runs; a quick step is written only with its result.
       const startsNew = progress.kind === "active" && progress.runnable.some((leaf) => !inflight.has(leaf.id));
-      if (run.unsavedProgress && progress.kind === "active" && (startsNew || (inflight.size > 0 && this.unsavedFor(at) >= PROGRESS_EVERY_MS))) {
+      const settledDue = run.unsavedProgress && (startsNew || (inflight.size > 0 && this.unsavedFor(at) >= PROGRESS_EVERY_MS));
+      const startedDue = inflight.size > 0 && this.startedFor(at) >= PROGRESS_EVERY_MS;
+      if (progress.kind === "active" && (settledDue || startedDue)) {
         run.unsavedProgress = false;
         at.unsavedSince = null;
+        at.startedSince = null;
         if (!(await run.commit(writer, "running"))) return "lease_lost";
       }
       if (run.paused) {
@@ -134,7 +141,9 @@ export class StepRunner {
           if (shielded.has(id)) continue;
           f.abort.abort("paused");
           inflight.delete(id);
-          run.tree.nodes[id]!.pausedWhileRunning = true;
+          const node = run.tree.nodes[id]!;
+          node.pausedWhileRunning = true;
+          run.interruptAttempt(id, node, "paused");
         }
         if (inflight.size === 0) return (await run.commit(writer, "paused")) ? "paused" : "lease_lost";
       } else if (progress.kind === "active") for (const leaf of progress.runnable) if (!inflight.has(leaf.id)) this.start(at, leaf);
@@ -158,8 +167,12 @@ export class StepRunner {
       // applied before the tree is evaluated and written again: one evaluation and one commit for
       // all of them, so a wide fan-out costs a write per batch of settled branches, not per branch.
       if (at.settled.length === 0 && !at.thrown) {
-        // With results unsaved, wake in time to write them even if nothing else settles.
-        const writeIn = run.unsavedProgress ? Math.max(0, PROGRESS_EVERY_MS - this.unsavedFor(at)) : null;
+        // With results or starts unsaved, wake in time to write them even if nothing else settles.
+        const dueIn = [
+          ...(run.unsavedProgress ? [PROGRESS_EVERY_MS - this.unsavedFor(at)] : []),
+          ...(at.startedSince !== null ? [PROGRESS_EVERY_MS - this.startedFor(at)] : []),
+        ];
+        const writeIn = dueIn.length > 0 ? Math.max(0, Math.min(...dueIn)) : null;
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           at.wake = resolve;
@@ -194,21 +207,21 @@ export class StepRunner {
     return at.unsavedSince === null ? 0 : performance.now() - at.unsavedSince;
   }
 
+  private startedFor(at: ActiveRun): number {
+    return at.startedSince === null ? 0 : performance.now() - at.startedSince;
+  }
+
   private start(at: ActiveRun, leaf: Leaf): void {
     const state = at.run.tree.nodes[leaf.id]!;
     const abort = new AbortController();
     const attempt = state.attempt ?? 0;
     delete state.notBefore;
     delete state.deferReason;
-    if (state.pausedWhileRunning) {
-      // Running again after a pause: written soon, so the run does not read as paused meanwhile.
-      delete state.pausedWhileRunning;
-      at.run.unsavedProgress = true;
-      at.unsavedSince ??= performance.now();
-    }
+    delete state.pausedWhileRunning;
     const done = leaf.type === "step" ? this.dispatcher.step(at, leaf, state, attempt, abort.signal) : this.dispatcher.child(at, leaf);
     const step: InFlight = { leaf, attempt, abort, done };
     at.inflight.set(leaf.id, step);
+    at.startedSince ??= performance.now();
     done.then(
       (result) => at.settled.push({ step, result }),
       (error: unknown) => (at.thrown ??= { error }),
@@ -233,7 +246,12 @@ export class StepRunner {
    * tasks of abandoned blocks go, and the children of cancelled sub_sequence blocks are cancelled.
    */
   private async settleAbandoned(at: ActiveRun, pass: Env): Promise<void> {
-    for (const [id, f] of at.inflight) if (at.run.tree.nodes[id]?.status !== "active") f.abort.abort("cancelled");
+    for (const [id, f] of at.inflight) {
+      const node = at.run.tree.nodes[id];
+      if (node?.status === "active" || f.abort.signal.aborted) continue;
+      f.abort.abort("cancelled");
+      if (node) at.run.interruptAttempt(id, node, "cancelled");
+    }
     if (pass.abandoned.length) await at.store.cancelWorkerTasks(pass.abandoned);
     for (const childId of pass.cancelledChildren) await cancelChild(at.store, childId);
   }

@@ -75,17 +75,17 @@ describe("llm_call", () => {
   });
 
   it.each([
-    ["overloaded", true, "HTTP 503 Service Unavailable: overloaded, try later"],
-    ["limited", true, "HTTP 429 Too Many Requests: rate limited"],
-    ["broken", false, "llm_call: the response is not a chat completion with a choice"],
-  ])("model %s: retryable=%s, %s", async (model, retryable, message) => {
+    ["overloaded", true, "HTTP 503 Service Unavailable: overloaded, try later", { code: "http_status", httpStatus: 503 }],
+    ["limited", true, "HTTP 429 Too Many Requests: rate limited", { code: "http_status", httpStatus: 429 }],
+    ["broken", false, "llm_call: the response is not a chat completion with a choice", {}],
+  ])("model %s: retryable=%s, %s", async (model, retryable, message, details) => {
     const outcome = await llmCall([provider.hostPort])(makeInput({ base_url: provider.url("/v1"), api_key: "sk-test", model, messages }));
-    expect(outcome).toEqual({ kind: "failure", retryable, message });
+    expect(outcome).toEqual({ kind: "failure", retryable, message, ...details });
   });
 
   it("a rejected API key is permanent, and the key is not in the message", async () => {
     const outcome = await llmCall([provider.hostPort])(makeInput({ base_url: provider.url("/v1"), api_key: "sk-wrong", model: "gpt-fake", messages }));
-    expect(outcome).toEqual({ kind: "failure", retryable: false, message: "HTTP 401 Unauthorized: invalid api key" });
+    expect(outcome).toEqual({ kind: "failure", retryable: false, message: "HTTP 401 Unauthorized: invalid api key", code: "http_status", httpStatus: 401 });
   });
 
   it.each([

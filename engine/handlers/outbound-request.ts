@@ -268,7 +268,9 @@ export function statusFailure(response: OutboundResponse): HandlerOutcome | null
   if (status >= 200 && status < 400) return null;
   const retryable = status === 429 || status === 408 || status >= 500;
   const detail = errorDetail(response.body);
-  return failure(retryable, `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}${detail ? `: ${detail}` : ""}`);
+  return failure(retryable, `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}${detail ? `: ${detail}` : ""}`, {
+    code: "http_status", httpStatus: status,
+  });
 }
 
 function errorDetail(body: unknown): string {

@@ -40,7 +40,7 @@ export interface HandlerInput {
  */
 export type HandlerOutcome =
   | { kind: "success"; output: unknown; blocks?: Block[] }
-  | { kind: "failure"; retryable: boolean; message: string }
+  | { kind: "failure"; retryable: boolean; message: string; code?: string; httpStatus?: number }
   | { kind: "snooze"; until: Date }
   | { kind: "cancel" };
 
@@ -50,8 +50,9 @@ export function success(output: unknown): HandlerOutcome {
   return { kind: "success", output };
 }
 
-export function failure(retryable: boolean, message: string): HandlerOutcome {
-  return { kind: "failure", retryable, message };
+/** `details`: what kind of failure it was (`code`) and, for an HTTP vendor, its status. */
+export function failure(retryable: boolean, message: string, details: { code?: string; httpStatus?: number } = {}): HandlerOutcome {
+  return { kind: "failure", retryable, message, ...details };
 }
 
 /**

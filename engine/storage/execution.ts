@@ -9,6 +9,23 @@ import { asTenantId, uuidv7, type TenantId } from "./ids.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
+/**
+ * The run facts context.runtime shows, kept by the engine in columns of their own: a commit
+ * writes them without rewriting the context (which may be large, and is not otherwise touched
+ * unless context.data changed), and reads put them into context.runtime.
+ */
+export interface RunFacts {
+  /** When the run's first step started; reset by a retry. */
+  startedAt: string | null;
+  /** The newest step still running (or handed to a worker), and when its attempt started. */
+  currentStep: string | null;
+  currentStepStartedAt: string | null;
+  /** That step's attempt, 0 for its first. */
+  attempt: number;
+  /** Step attempts that ended, successes and failures alike. */
+  stepsExecuted: number;
+}
+
 export interface ClaimedRow {
   id: string;
   tenantId: string;
@@ -20,17 +37,20 @@ export interface ClaimedRow {
   definition: unknown;
   /** Undelivered signals wait for it: the run takes them before anything else. */
   hasSignals: boolean;
+  facts: RunFacts;
 }
 
 /** The claimed instances with their sequence definitions, in one query per claim batch. */
 export async function loadClaimed(db: Queryable, ids: string[]): Promise<ClaimedRow[]> {
   const { rows } = await db.query<{
     id: string; tenant_id: string; sequence_id: string; context: unknown; cursor: unknown; timezone: string; definition: unknown; has_signals: boolean;
+    started_at: Date | null; current_step: string | null; current_step_started_at: Date | null; current_attempt: number; steps_executed: number;
   }>({
     name: "load_claimed",
     // The sequence must belong to the instance's own tenant: a forged sequence_id can never
     // pull another tenant's definition into this instance.
     text: `SELECT i.id, i.tenant_id, i.sequence_id, i.context, i.cursor, i.timezone, s.definition,
+                  i.started_at, i.current_step, i.current_step_started_at, i.current_attempt, i.steps_executed,
                   EXISTS (SELECT 1 FROM signals g WHERE g.instance_id = i.id AND NOT g.delivered) AS has_signals
              FROM task_instances i
              LEFT JOIN sequences s ON s.id = i.sequence_id AND s.tenant_id = i.tenant_id
@@ -40,6 +60,10 @@ export async function loadClaimed(db: Queryable, ids: string[]): Promise<Claimed
   return rows.map((r) => ({
     id: r.id, tenantId: r.tenant_id, sequenceId: r.sequence_id, context: r.context,
     cursor: r.cursor, timezone: r.timezone, definition: r.definition, hasSignals: r.has_signals,
+    facts: {
+      startedAt: r.started_at?.toISOString() ?? null, currentStep: r.current_step,
+      currentStepStartedAt: r.current_step_started_at?.toISOString() ?? null, attempt: r.current_attempt, stepsExecuted: r.steps_executed,
+    },
   }));
 }
 
@@ -78,6 +102,8 @@ export interface Progress {
    * are consumed exactly when what they did is stored, and left queued when the lease was lost.
    */
   signalsApplied?: string[];
+  /** The run's facts as they are now (absent: left as stored). */
+  facts?: RunFacts;
 }
 
 /**
@@ -126,8 +152,8 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
   return {
     name: "commit_progress",
     text: `WITH raw AS (
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[])
-               AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on)
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[], $18::jsonb[])
+               AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on, facts)
            ), locked AS (
              -- the batch's rows, locked in id order before any is written (a locking CTE is
              -- never inlined; without it the join locks them in plan and array order)
@@ -147,7 +173,7 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
            ), input AS (
              -- then it is scheduled, due now, instead of parked (nothing could wake it while it
              -- ran); a waiting one keeps its wake-up time (an input gate's timeout) or none
-             SELECT id, tenant_id, lease_epoch, cursor, defer_reason, data_patch,
+             SELECT id, tenant_id, lease_epoch, cursor, defer_reason, data_patch, facts,
                     CASE WHEN wait_is_over THEN 'scheduled' ELSE state END AS state,
                     CASE WHEN wait_is_over THEN now() ELSE next_fire_at END AS next_fire_at
                FROM checked
@@ -161,6 +187,11 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
                         - ARRAY(SELECT jsonb_array_elements_text(x.data_patch -> 'unset')),
                       true) END,
                     updated_at = now(),
+                    started_at = CASE WHEN x.facts IS NULL THEN t.started_at ELSE (x.facts ->> 'startedAt')::timestamptz END,
+                    current_step = CASE WHEN x.facts IS NULL THEN t.current_step ELSE x.facts ->> 'currentStep' END,
+                    current_step_started_at = CASE WHEN x.facts IS NULL THEN t.current_step_started_at ELSE (x.facts ->> 'currentStepStartedAt')::timestamptz END,
+                    current_attempt = CASE WHEN x.facts IS NULL THEN t.current_attempt ELSE (x.facts ->> 'attempt')::int END,
+                    steps_executed = CASE WHEN x.facts IS NULL THEN t.steps_executed ELSE (x.facts ->> 'stepsExecuted')::int END,
                     -- only a running instance keeps its lease
                     lease_owner = CASE WHEN x.state = 'running' THEN t.lease_owner END,
                     lease_expires_at = CASE WHEN x.state = 'running' THEN t.lease_expires_at END,
@@ -207,6 +238,7 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
       outputs.map(() => uuidv7()),
       batch.map((p) => JSON.stringify(p.waitingOn ?? [])),
       applied.map((a) => a.instanceId), applied.map((a) => a.id),
+      batch.map((p) => (p.facts ? JSON.stringify(p.facts) : null)),
     ],
   };
 }

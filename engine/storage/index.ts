@@ -39,7 +39,7 @@ export { backendOn, backendOptions, StorageBackends, type Backend } from "./back
 export { BackendStore, refusedByDatabase } from "./backend-store.ts";
 export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
 export type { ClaimedInstance } from "./claim.ts";
-export type { ClaimedRow, OutputRow, Progress } from "./execution.ts";
+export type { ClaimedRow, OutputRow, Progress, RunFacts } from "./execution.ts";
 export type { ChildCreation, ChildOutcome } from "./children.ts";
 export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";

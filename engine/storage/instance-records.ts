@@ -80,9 +80,37 @@ export function rejectUnstorableText(error: unknown): unknown {
 /** JSON for a jsonb parameter; a JSON null becomes SQL NULL, as for an absent value. */
 const jsonb = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-const INSTANCE_COLUMNS = `id, tenant_id, namespace, sequence_id, state, priority, context, next_fire_at, timezone,
+/** The columns the engine keeps context.runtime's run facts in (RunFacts in execution.ts). */
+export const RUN_FACT_COLUMNS = "started_at, current_step, current_step_started_at, current_attempt, steps_executed";
+
+export interface RunFactColumns {
+  started_at: Date | null; current_step: string | null; current_step_started_at: Date | null; current_attempt: number; steps_executed: number;
+}
+
+/**
+ * The stored context with the engine's run facts in context.runtime, once the engine has run the
+ * instance; before that, context.runtime is as the client created it.
+ */
+export function contextWithRunFacts(context: unknown, facts: RunFactColumns): unknown {
+  if (facts.started_at === null && facts.steps_executed === 0) return context;
+  const stored = typeof context === "object" && context !== null ? (context as Record<string, unknown>) : {};
+  const runtime = typeof stored.runtime === "object" && stored.runtime !== null ? stored.runtime : {};
+  return {
+    ...stored,
+    runtime: {
+      ...runtime,
+      started_at: facts.started_at?.toISOString() ?? null,
+      current_step: facts.current_step,
+      current_step_started_at: facts.current_step_started_at?.toISOString() ?? null,
+      attempt: facts.current_attempt,
+      total_steps_executed: facts.steps_executed,
+    },
+  };
+}
+
+export const INSTANCE_COLUMNS = `id, tenant_id, namespace, sequence_id, state, priority, context, next_fire_at, timezone,
   metadata, parent_instance_id, idempotency_key, concurrency_key, max_concurrency, session_id, budget, dry_run,
-  created_at, updated_at`;
+  created_at, updated_at, ${RUN_FACT_COLUMNS}`;
 
 /** The columns the create statements write, in INSERT order after (id, tenant_id). */
 const CREATE_COLUMNS = `namespace, sequence_id, state, priority, context, next_fire_at, timezone, metadata,
@@ -170,17 +198,17 @@ export async function createInstances(db: Queryable, tenantId: TenantId, instanc
   }
 }
 
-interface InstanceRow {
+type InstanceRow = {
   id: string; tenant_id: string; namespace: string; sequence_id: string; state: InstanceState; priority: number;
   context: unknown; next_fire_at: Date | null; timezone: string; metadata: unknown; parent_instance_id: string | null;
   idempotency_key: string | null; concurrency_key: string | null; max_concurrency: number | null; session_id: string | null;
   budget: unknown; dry_run: boolean; created_at: Date; updated_at: Date;
-}
+} & RunFactColumns;
 
-function toInstance(row: InstanceRow): InstanceRecord {
+export function toInstance(row: InstanceRow): InstanceRecord {
   return {
     id: row.id, tenantId: row.tenant_id, namespace: row.namespace, sequenceId: row.sequence_id, state: row.state,
-    priority: row.priority, context: row.context, nextFireAt: row.next_fire_at, timezone: row.timezone, metadata: row.metadata,
+    priority: row.priority, context: contextWithRunFacts(row.context, row), nextFireAt: row.next_fire_at, timezone: row.timezone, metadata: row.metadata,
     parentInstanceId: row.parent_instance_id, idempotencyKey: row.idempotency_key, concurrencyKey: row.concurrency_key,
     maxConcurrency: row.max_concurrency, sessionId: row.session_id, budget: row.budget, dryRun: row.dry_run,
     createdAt: row.created_at, updatedAt: row.updated_at,

@@ -16,8 +16,8 @@ import { cancelWorkerTasks, findTaskResult } from "./worker-tasks.ts";
 
 export type WorkerResult =
   | { state: "pending" | "claimed" }
-  | { state: "completed"; output: unknown }
-  | { state: "failed"; message: string; retryable: boolean };
+  | { state: "completed"; output: unknown; workerId: string | null }
+  | { state: "failed"; message: string; retryable: boolean; workerId: string | null };
 
 /** A step's worker task; the run adds its instance, tenant and lease. */
 export type NewStepTask = Omit<NewWorkerTask, "instanceId" | "tenantId" | "leaseEpoch">;
@@ -76,8 +76,10 @@ export class RunStore {
   async workerResult(taskId: string): Promise<WorkerResult | null> {
     const task = await findTaskResult(this.db, this.tenantId, taskId);
     if (!task) return null;
-    if (task.state === "completed") return { state: "completed", output: task.output };
-    if (task.state === "failed") return { state: "failed", message: task.errorMessage ?? "worker task failed", retryable: task.errorRetryable ?? false };
+    if (task.state === "completed") return { state: "completed", output: task.output, workerId: task.workerId };
+    if (task.state === "failed") {
+      return { state: "failed", message: task.errorMessage ?? "worker task failed", retryable: task.errorRetryable ?? false, workerId: task.workerId };
+    }
     return { state: task.state };
   }
 

@@ -158,7 +158,7 @@ describe("complete and fail", () => {
     expect(await instance(instanceId)).toMatchObject({ state: "scheduled", due: true });
     expect((await events(taskId)).map((e) => e.event)).toEqual(["claimed", "completed"]);
     expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toEqual({
-      state: "completed", output: { total: 3 }, errorMessage: null, errorRetryable: null, resumeCheckpoint: null, checkpointSeq: 0,
+      state: "completed", output: { total: 3 }, errorMessage: null, errorRetryable: null, resumeCheckpoint: null, checkpointSeq: 0, workerId: "w1",
     });
   });
 
@@ -175,7 +175,7 @@ describe("complete and fail", () => {
       expect.objectContaining({ event: "failed", claimEpoch: 1, workerId: "w1", reason: "vendor down" }),
     ]);
     expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toEqual({
-      state: "failed", output: null, errorMessage: "vendor down", errorRetryable: true, resumeCheckpoint: null, checkpointSeq: 0,
+      state: "failed", output: null, errorMessage: "vendor down", errorRetryable: true, resumeCheckpoint: null, checkpointSeq: 0, workerId: "w1",
     });
   });
 
@@ -374,7 +374,7 @@ describe("reads", () => {
     const h = handler();
     const { taskId } = await park("acme", h, { attempt: 2 });
     expect(await findTaskResult(db.sql, asTenantId("acme"), taskId)).toEqual({
-      state: "pending", output: null, errorMessage: null, errorRetryable: null, resumeCheckpoint: null, checkpointSeq: 0,
+      state: "pending", output: null, errorMessage: null, errorRetryable: null, resumeCheckpoint: null, checkpointSeq: 0, workerId: null,
     });
     expect(await findTaskResult(db.sql, asTenantId("globex"), taskId)).toBeNull();
     expect(await findTaskResult(db.sql, asTenantId("acme"), "00000000-0000-4000-8000-000000000000")).toBeNull();

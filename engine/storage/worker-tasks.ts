@@ -107,6 +107,8 @@ export interface TaskResult {
   /** The worker's last checkpoint, for the next attempt's task to carry over (H, Fail). */
   resumeCheckpoint: unknown;
   checkpointSeq: number;
+  /** Who ran it (the last claim's worker). */
+  workerId: string | null;
 }
 
 /** JSON for a jsonb parameter; a JSON null becomes SQL NULL, as for an absent value. */
@@ -569,12 +571,12 @@ export async function listWorkerTaskAttempts(db: Queryable, tenantId: TenantId, 
 export async function findTaskResult(db: Queryable, tenantId: TenantId, taskId: string): Promise<TaskResult | null> {
   const { rows } = await db.query<{
     state: WorkerTaskState; output: unknown; error_message: string | null; error_retryable: boolean | null;
-    resume_checkpoint: unknown; checkpoint_seq: number;
+    resume_checkpoint: unknown; checkpoint_seq: number; worker_id: string | null;
   }>({
     name: "find_worker_task_result",
     // By the task's own id, which the engine keeps in the step's node: a loop's earlier iteration
     // may have left a finished task for the same block and attempt.
-    text: `SELECT state, output, error_message, error_retryable, resume_checkpoint, checkpoint_seq FROM worker_tasks
+    text: `SELECT state, output, error_message, error_retryable, resume_checkpoint, checkpoint_seq, worker_id FROM worker_tasks
             WHERE tenant_id = $1 AND id = $2`,
     values: [tenantId, taskId],
   });
@@ -582,7 +584,7 @@ export async function findTaskResult(db: Queryable, tenantId: TenantId, taskId: 
   if (!row) return null;
   return {
     state: row.state, output: row.output, errorMessage: row.error_message, errorRetryable: row.error_retryable,
-    resumeCheckpoint: row.resume_checkpoint, checkpointSeq: row.checkpoint_seq,
+    resumeCheckpoint: row.resume_checkpoint, checkpointSeq: row.checkpoint_seq, workerId: row.worker_id,
   };
 }
 

@@ -8,6 +8,32 @@ import type { OutputRow } from "../../storage/index.ts";
 
 export type Settled = "completed" | "failed" | "cancelled";
 
+/** Why a step attempt failed, kept on its node and attempt even when a retry, a catch or a race swallows it. */
+export interface StepError {
+  message: string;
+  retryable: boolean;
+  /** What kind of failure: handler (its own answer), http_status, timeout, handler_error, output, template, deadline, worker, ... */
+  code?: string;
+  /** The handler that answered (a fallback or escalation handler, maybe). */
+  handler?: string;
+  /** http_request and llm_call: the vendor's status code. */
+  httpStatus?: number;
+}
+
+/** One run of a step: when it started and ended, who ran it (a worker task's worker) and how it failed. */
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: string;
+  finishedAt?: string;
+  workerId?: string;
+  error?: StepError;
+  /** A pause or cancel stopped it while it ran (a paused one runs again, as a new record). */
+  interrupted?: "paused" | "cancelled";
+}
+
+/** Attempts a node keeps (the latest ones): a step retried without end must not grow its cursor without end. */
+export const KEPT_ATTEMPTS = 20;
+
 export interface NodeState {
   /** Absent: not started (or reset for a new loop iteration). */
   status?: "active" | Settled | "skipped";
@@ -17,6 +43,10 @@ export interface NodeState {
   attempt?: number;
   reachedAt?: string;
   startedAt?: string;
+  /** When the step completed or failed for good. */
+  finishedAt?: string;
+  /** Its runs, oldest first (at most KEPT_ATTEMPTS). */
+  attempts?: AttemptRecord[];
   /** Not due before this time (delay, send window, rate limit, retry backoff). */
   notBefore?: string;
   deferReason?: string;
@@ -32,7 +62,7 @@ export interface NodeState {
   input?: unknown;
   /** The input gate timed out and the step runs its escalation handler instead. */
   escalated?: boolean;
-  failure?: { message: string; retryable: boolean };
+  failure?: StepError;
   // loop, for_each
   iteration?: number;
   inIteration?: boolean;

@@ -154,7 +154,10 @@ describe("router, try_catch, a_b_split, saga (C.5, C.6, C.8, C.10)", () => {
     const id = await run([{ type: "try_catch", id: "tc", try_block: [step("bad", "fail")], catch_block: [step("fix", "noop")], finally_block: [step("fin", "noop")] }]);
     const done = await settle(id);
     expect(done.state).toBe("completed");
-    expect(done.context.data._error).toEqual({ failed_blocks: ["bad"], source: "try_catch", block_id: "tc" });
+    expect(done.context.data._error).toEqual({
+      failed_blocks: ["bad"], source: "try_catch", block_id: "tc", message: "forced failure",
+      errors: [{ block_id: "bad", message: "forced failure", retryable: false, code: "handler", handler: "fail" }],
+    });
     expect((await outputs(id)).map((o) => o.block_id)).toEqual(["fix", "fin"]);
     const swallowed = await run([{ type: "try_catch", id: "tc", try_block: [step("bad", "fail")], catch_block: [] }, step("next", "noop")]);
     expect((await settle(swallowed)).state).toBe("completed");
@@ -442,7 +445,7 @@ describe("schemas (A.1 input_schema, A.3 output_schema)", () => {
     const good = await run([{ type: "sub_sequence", id: "call", sequence_name: "typed-child", input: { email: "a@b.c" } }]);
     expect((await settle(bad)).state).toBe("failed");
     expect(await failureOf(bad, "call")).toEqual({
-      message: "sub-sequence typed-child: context.data does not match the sequence's input_schema: /email: is required", retryable: false,
+      message: "sub-sequence typed-child: context.data does not match the sequence's input_schema: /email: is required", retryable: false, code: "sub_sequence",
     });
     expect(await childrenOf(bad)).toBe(0);
     expect((await settle(good)).state).toBe("completed");

@@ -27,7 +27,7 @@ export function evaluateGate(step: StepBlock, gate: HumanInputDef, state: NodeSt
       return null;
     }
     state.status = "failed";
-    state.failure = { message: "human input timed out", retryable: false };
+    state.failure = { message: "human input timed out", retryable: false, code: "input_timeout" };
     return settled("failed");
   }
   return active({ waiting: true, until: timesOutAt });

@@ -17,7 +17,7 @@ export function evaluateStep(step: StepBlock, env: Env): Progress {
         }
       } catch (error) {
         state.status = "failed";
-        state.failure = { message: (error as Error).message, retryable: false };
+        state.failure = { message: (error as Error).message, retryable: false, code: "when" };
         return settled("failed");
       }
     }

@@ -1,5 +1,7 @@
 // C.6 try_catch: run `try_block`. If something in it failed and `catch_block` is non-empty, first
 // write context.data._error = {failed_blocks, source: "try_catch", block_id}, then run the catch;
+// Bulkhead adds what the catch needs to act on it: `message` (the first failed step's, so a catch
+// reads `{{ context.data._error.message }}`) and `errors` (each failed step's error in full).
 // an empty catch swallows the failure. `finally_block` runs in every outcome. Result: failed if
 // the finally failed, or if the try failed and the catch failed too; otherwise completed. A
 // recovered inner try_catch hides the failure from an outer one.
@@ -11,6 +13,21 @@ function failedIds(env: Env, blocks: readonly Block[]): string[] {
   return blocks.flatMap((b) => [...(env.cursor.nodes[b.id]?.status === "failed" ? [b.id] : []), ...failedIds(env, childrenOf(b))]);
 }
 
+/** The caught failure as the catch arm reads it. */
+function caughtError(env: Env, block: TryCatchBlock) {
+  const failed = failedIds(env, block.try_block);
+  const errors = failed.flatMap((id) => {
+    const failure = env.cursor.nodes[id]?.failure;
+    if (!failure) return [];
+    return [{
+      block_id: id, message: failure.message, retryable: failure.retryable,
+      ...(failure.code ? { code: failure.code } : {}), ...(failure.handler ? { handler: failure.handler } : {}),
+      ...(failure.httpStatus ? { http_status: failure.httpStatus } : {}),
+    }];
+  });
+  return { failed_blocks: failed, source: "try_catch", block_id: block.id, message: errors[0]?.message ?? null, errors };
+}
+
 export function evaluateTryCatch(block: TryCatchBlock, env: Env, ev: Evaluator): Progress {
   const state = node(env, block.id);
   state.phase ??= "try";
@@ -18,7 +35,7 @@ export function evaluateTryCatch(block: TryCatchBlock, env: Env, ev: Evaluator):
     const attempt = ev.body(block.try_block, env);
     if (attempt.kind === "active") return attempt;
     if (attempt.status === "failed" && block.catch_block.length > 0) {
-      setData(env, "_error", { failed_blocks: failedIds(env, block.try_block), source: "try_catch", block_id: block.id });
+      setData(env, "_error", caughtError(env, block));
       state.tryFailed = true;
       state.phase = "catch";
     } else {
