@@ -10,6 +10,7 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
 import { createBuiltInHandlers } from "../handlers/registry.ts";
+import { describeInstance } from "../read-model/describe-instance.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import { asTenantId } from "../storage/index.ts";
 import { getInstance } from "../storage/instance-records.ts";
@@ -99,6 +100,13 @@ describe("run facts", () => {
     // The catch arm read the caught message.
     const { rows } = await db.sql.query("SELECT output FROM block_outputs WHERE instance_id = $1 AND block_id = 'note'", [id]);
     expect(rows[0].output.message).toMatch(/^caught: HTTP 503.*vendor down/);
+    // The read model the run view and the REST tree read.
+    const { rows: [source] } = await db.sql.query(
+      "SELECT s.definition, i.cursor FROM task_instances i JOIN sequences s ON s.id = i.sequence_id WHERE i.id = $1", [id]);
+    const described = describeInstance(source.definition, source.cursor, { id, state: "completed", createdAt: new Date(), updatedAt: new Date() });
+    expect(described.stepRuns.flaky).toMatchObject({ attempt: 2, failure: { code: "http_status", httpStatus: 503 }, pausedWhileRunning: false });
+    expect(described.stepRuns.flaky!.attempts).toHaveLength(3);
+    expect(described.nodes.find((n) => n.block_id === "note")).toMatchObject({ state: "completed", started_at: ISO, completed_at: ISO });
     expect(done.context.data?._error).toMatchObject({
       message: expect.stringContaining("vendor down"),
       errors: [{ block_id: "flaky", retryable: true, code: "http_status", handler: "http_request", http_status: 503 }],

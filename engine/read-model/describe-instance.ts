@@ -5,13 +5,25 @@
 import { HUMAN_INPUT_SIGNAL, inputGate } from "../exec/tree/blocks/human-input.ts";
 import { readTreeCursor } from "../exec/tree/cursor.ts";
 import { executionNodes, type ExecutionNode, type ExecutionNodeState } from "../exec/tree/nodes.ts";
+import type { AttemptRecord, StepError } from "../exec/tree/state.ts";
 
 import { Sequence, type Block, type HumanChoice } from "../sequence/schema.ts";
 import { walkBlocks } from "../sequence/walk.ts";
 import { isObject, isTerminal, type InstanceState } from "../model.ts";
 
 export { HUMAN_INPUT_SIGNAL };
-export type { ExecutionNode, ExecutionNodeState, HumanChoice };
+export type { AttemptRecord, ExecutionNode, ExecutionNodeState, HumanChoice, StepError };
+
+/** What the cursor knows of one step's runs: its attempts (each with its error) and how it ended. */
+export interface StepRun {
+  attempts: AttemptRecord[];
+  /** The error it failed with for good (also when a try_catch caught it). */
+  failure: StepError | null;
+  /** The attempt it is on (retries so far). */
+  attempt: number;
+  /** A pause abandoned it while it ran: it runs again after resume. */
+  pausedWhileRunning: boolean;
+}
 
 /** The custom signal that answers the gate of step `blockId`. */
 export const humanInputSignal = (blockId: string) => `${HUMAN_INPUT_SIGNAL}${blockId}`;
@@ -37,6 +49,8 @@ export interface InstanceDescription {
   nodes: ExecutionNode[];
   /** Gates the evaluator has reached that have neither an answer nor an escalation yet; none once the instance is terminal. */
   pendingInputs: PendingInput[];
+  /** By block id, for the steps the cursor has a record of. */
+  stepRuns: Record<string, StepRun>;
 }
 
 /** The instance's own fields the description reads. */
@@ -55,12 +69,32 @@ export interface DescribedInstance {
  */
 export function describeInstance(definition: unknown, cursor: unknown, instance: DescribedInstance): InstanceDescription {
   const blocks = blocksOf(definition);
-  if (!blocks) return { hasTree: false, nodes: [], pendingInputs: [] };
+  if (!blocks) return { hasTree: false, nodes: [], pendingInputs: [], stepRuns: {} };
   return {
     hasTree: true,
     nodes: executionNodes({ blocks }, cursor, instance),
     pendingInputs: pendingInputs(blocks, cursor, instance.state),
+    stepRuns: stepRuns(blocks, cursor),
   };
+}
+
+function stepRuns(blocks: readonly Block[], cursor: unknown): Record<string, StepRun> {
+  const tree = readTreeCursor(cursor, { blocks } as Sequence);
+  const nodes: Record<string, unknown> = isObject(tree.nodes) ? tree.nodes : {};
+  const runs: Record<string, StepRun> = {};
+  walkBlocks(Array.isArray(tree.blocks) ? tree.blocks : blocks, (block) => {
+    if (block.type !== "step" && block.type !== "sub_sequence") return;
+    const node = Object.hasOwn(nodes, block.id) ? nodes[block.id] : undefined;
+    if (!isObject(node)) return;
+    runs[block.id] = {
+      // Written by this engine only; a hand-edited cursor's odd entries are dropped, not shown.
+      attempts: Array.isArray(node.attempts) ? node.attempts.filter((a): a is AttemptRecord => isObject(a) && typeof a.startedAt === "string") : [],
+      failure: isObject(node.failure) && typeof node.failure.message === "string" ? (node.failure as unknown as StepError) : null,
+      attempt: typeof node.attempt === "number" ? node.attempt : 0,
+      pausedWhileRunning: node.pausedWhileRunning === true,
+    };
+  });
+  return runs;
 }
 
 function blocksOf(definition: unknown): Block[] | null {

@@ -6,6 +6,7 @@ import { signalTypeFromText, type SignalType } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 import type { WorkerTaskEvent, WorkerTaskState } from "./worker-tasks.ts";
 import type { TenantId } from "./ids.ts";
+import { contextWithRunFacts, RUN_FACT_COLUMNS, type RunFactColumns } from "./instance-records.ts";
 
 export const INSTANCE_PAGE_MAX = 200;
 
@@ -200,10 +201,10 @@ export async function getInstanceWithSequence(db: Queryable, tenantId: TenantId,
     metadata: unknown; timezone: string; next_fire_at: Date | null; defer_reason: string | null; parent_instance_id: string | null;
     created_at: Date; updated_at: Date; cursor: unknown; s_id: string | null; s_namespace: string | null; s_name: string | null;
     s_version: number | null; s_definition: unknown;
-  }>({
+  } & RunFactColumns>({
     name: "instance_page_instance",
     text: `SELECT i.id, i.namespace, i.sequence_id, i.state, i.priority, i.context, i.metadata, i.timezone, i.next_fire_at,
-                  i.defer_reason, i.parent_instance_id, i.created_at, i.updated_at, i.cursor,
+                  i.defer_reason, i.parent_instance_id, i.created_at, i.updated_at, i.cursor, ${RUN_FACT_COLUMNS.replace(/(\w+)/g, "i.$1")},
                   s.id AS s_id, s.namespace AS s_namespace, s.name AS s_name, s.version AS s_version, s.definition AS s_definition
              FROM task_instances i
              LEFT JOIN sequences s ON s.tenant_id = i.tenant_id AND s.id = i.sequence_id
@@ -214,7 +215,7 @@ export async function getInstanceWithSequence(db: Queryable, tenantId: TenantId,
   if (!row) return null;
   return {
     id: row.id, namespace: row.namespace, sequenceId: row.sequence_id, state: row.state, priority: row.priority,
-    context: row.context, metadata: row.metadata, timezone: row.timezone, nextFireAt: row.next_fire_at,
+    context: contextWithRunFacts(row.context, row), metadata: row.metadata, timezone: row.timezone, nextFireAt: row.next_fire_at,
     deferReason: row.defer_reason, parentInstanceId: row.parent_instance_id, createdAt: row.created_at,
     updatedAt: row.updated_at, cursor: row.cursor ?? null,
     sequence: row.s_id === null

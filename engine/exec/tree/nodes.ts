@@ -13,9 +13,9 @@
 //   cannot tell "not yet" from "never" without re-running the evaluator.
 // - A loop or for_each body is reset for each iteration: it shows the current iteration only,
 //   and reads as pending again once the loop has finished.
-// - started_at is known for leaves only (steps and sub_sequences: when the engine reached them,
-//   i.e. when they left pending). The cursor keeps no time for composites and no completion time
-//   for any block, so completed_at is always null.
+// - started_at and completed_at are known for leaves only (steps and sub_sequences: when the
+//   engine reached them, and when they completed or failed for good). The cursor keeps no times
+//   for composites.
 import type { Block, BlockType, Sequence } from "../../sequence/schema.ts";
 import { sha256Hex } from "../../sequence/template.ts";
 import { readTreeCursor } from "./cursor.ts";
@@ -67,7 +67,7 @@ export function executionNodes(sequence: Pick<Sequence, "blocks">, cursor: unkno
         branch_index: branchIndex,
         state: nodeState(block, state, instance.state),
         started_at: isLeaf(block) ? timestamp(state.reachedAt ?? state.startedAt) : null,
-        completed_at: null,
+        completed_at: isLeaf(block) ? timestamp(state.finishedAt) : null,
       });
       for (const [arm, children] of arms(block)) visit(children, id, arm);
     }

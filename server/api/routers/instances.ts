@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { UUID_PATTERN } from "../../../engine/model.ts";
-import { describeInstance, humanInputSignal } from "../../../engine/read-model/describe-instance.ts";
+import { describeInstance, humanInputSignal, type StepError, type StepRun } from "../../../engine/read-model/describe-instance.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
 import {
   canTransition, INSTANCE_PAGE_MAX, INSTANCE_STATES, isTerminal, type InstanceKey, type NewSignal, type TenantStore,
@@ -38,6 +38,24 @@ function instanceIdOrNotFound(id: string): string {
 }
 
 export type { PendingInput } from "../../../engine/read-model/describe-instance.ts";
+
+const wireError = (error: StepError | undefined | null) =>
+  error
+    ? { message: error.message, retryable: error.retryable, code: error.code ?? null, handler: error.handler ?? null, httpStatus: error.httpStatus ?? null }
+    : null;
+
+/** A step's runs for the page: each attempt with its times, worker and error, and the error it failed with. */
+function stepRunOf(run: StepRun | undefined) {
+  return {
+    attempt: run?.attempt ?? 0,
+    pausedWhileRunning: run?.pausedWhileRunning ?? false,
+    error: wireError(run?.failure),
+    attempts: (run?.attempts ?? []).map((a) => ({
+      attempt: a.attempt, startedAt: a.startedAt, finishedAt: a.finishedAt ?? null, workerId: a.workerId ?? null,
+      interrupted: a.interrupted ?? null, error: wireError(a.error),
+    })),
+  };
+}
 
 // ------------------------------------------------------------------ signals
 
@@ -166,6 +184,8 @@ export const instancesRouter = router({
         branchIndex: node.branch_index,
         state: node.state,
         startedAt: node.started_at,
+        completedAt: node.completed_at,
+        ...stepRunOf(described.stepRuns[node.block_id]),
       })),
       pendingInputs: described.pendingInputs.map((gate) => ({
         ...gate,
