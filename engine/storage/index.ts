@@ -13,7 +13,12 @@ import {
   createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listInstances,
   type InstanceFilter, type NewInstance,
 } from "./instance-records.ts";
-import { patchInstanceState, replaceInstanceContext, retryInstance } from "./instance-state.ts";
+import { patchInstanceState, replaceInstanceContext } from "./instance-state.ts";
+import { runBatchAction, type BatchAction } from "./batch-actions.ts";
+import { bulkReschedule, bulkSetState } from "./bulk.ts";
+import type { BulkFilter } from "./bulk-filter.ts";
+import { listDeadLetters, type DeadLetterQuery } from "./dead-letters.ts";
+import { resumeFrom, retryInstance, type ResumeFrom } from "./rerun.ts";
 import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
 import { countBackendInstancesByState, countInstancesByState, type InstanceState } from "./instances.ts";
 import { instanceThroughput, listRecentFailures } from "./overview.ts";
@@ -59,6 +64,10 @@ export {
 import { asTenantId, type TenantId } from "./ids.ts";
 export { decodeSignalType, type NewSignal, type PendingSignal, type SignalType } from "./signals.ts";
 export { canTransition, TRANSITIONS } from "./instance-state.ts";
+export { BATCH_ACTION_LIMIT, BATCH_ACTIONS, clampBatchLimit, type BatchAction, type BatchActionName, type BatchActionResult } from "./batch-actions.ts";
+export type { BulkFilter } from "./bulk-filter.ts";
+export type { DeadLetterQuery } from "./dead-letters.ts";
+export type { ResumeFrom, ResumedFrom } from "./rerun.ts";
 export { isTerminal } from "../model.ts";
 export { INSTANCE_PAGE_MAX, type InstanceKey } from "./instance-pages.ts";
 export { MOVE_PHASES, type MovePhase, type MoveRecord } from "./moves.ts";
@@ -195,11 +204,41 @@ export class TenantStore {
     return replaceInstanceContext(this.db, this.tenantId, instanceId, context);
   }
 
-  /** `failed` → `scheduled`, due now (400 from any other state). */
+  // ---------------------------------------------------------------- end of signals and instance state
+
+  // ---------------------------------------------------------------- dead letters and bulk operations
+  // The DLQ, retry and resume-from (wire-format J), bulk state, reschedule and batch actions (K).
+  // Work over many instances goes a batch at a time, each through the tenant's connection share.
+
+  /** The tenant's failed instances, most recently updated first. */
+  listDeadLetters(query: DeadLetterQuery) {
+    return listDeadLetters(this.db, this.tenantId, query);
+  }
+
+  /** A `failed` instance re-runs from its first unfinished top-level block, due now (400 from any other state). */
   retryInstance(instanceId: string) {
     return retryInstance(this.db, this.tenantId, instanceId);
   }
-  // ---------------------------------------------------------------- end of signals and instance state
+
+  /** The block and every later top-level block re-run from scratch (400 while running, or for a block that is not top-level). */
+  resumeFrom(instanceId: string, request: ResumeFrom) {
+    return resumeFrom(this.db, this.tenantId, instanceId, request);
+  }
+
+  /** Each matching instance moved to `to` where F.2 allows it; how many moved. */
+  bulkSetState(filter: BulkFilter, to: InstanceState) {
+    return bulkSetState(this.db, this.tenantId, filter, to);
+  }
+
+  /** Matching scheduled instances due `offsetSecs` later (or earlier); how many moved. */
+  bulkReschedule(filter: BulkFilter, offsetSecs: number) {
+    return bulkReschedule(this.db, this.tenantId, filter, offsetSecs);
+  }
+
+  runBatchAction(action: BatchAction) {
+    return runBatchAction(this.db, this.tenantId, action);
+  }
+  // ---------------------------------------------------------------- end of dead letters and bulk operations
 
   // ---------------------------------------------------------------- worker tasks
   // External workers (wire-format H): claim, report under a fenced lease, and read. The engine's

@@ -1,5 +1,5 @@
-// Instance state changes made through the API (wire-format F.2, E.10, E.11, E.14): the legal
-// transitions as data, PATCH state, PATCH context and retry. Every statement is scoped by
+// Instance state changes made through the API (wire-format F.2, E.10, E.11): the legal
+// transitions as data, PATCH state and PATCH context (retry: rerun.ts). Every statement is scoped by
 // tenant_id; a foreign instance is simply not found.
 import { AppError, notFound } from "../errors.ts";
 import { isTerminal, type InstanceState } from "../model.ts";
@@ -90,14 +90,4 @@ export async function replaceInstanceContext(db: Queryable, tenantId: TenantId, 
     throw rejectUnstorableText(error);
   }
   if (rowCount === 0) throw notFound("instance");
-}
-
-/** POST retry: a `failed` instance back to `scheduled`, due now (400 from any other state). */
-export async function retryInstance(db: Connectable, tenantId: TenantId, instanceId: string): Promise<{ id: string; state: "scheduled" }> {
-  return inTransaction(db, async (client) => {
-    const { state } = await lockInstance(client, tenantId, instanceId);
-    if (state !== "failed") throw new AppError("invalid_argument", `can only retry failed instances, current state: ${state}`);
-    await client.query({ name: "patch_instance_state", text: APPLY_TRANSITION, values: [tenantId, instanceId, "scheduled", null] });
-    return { id: instanceId, state: "scheduled" as const };
-  });
 }

@@ -69,7 +69,7 @@ export function signalTypeFromText(text: string): SignalType {
  * instance is not touched: its engine polls the queue. A paused one only wakes for the signals
  * that can end the pause; the others wait in the queue until it resumes.
  */
-function wakes(state: InstanceState, type: SignalType): boolean {
+export function wakes(state: InstanceState, type: SignalType): boolean {
   if (state === "scheduled" || state === "waiting") return true;
   if (state === "paused") return type === "resume" || type === "cancel";
   return false;
@@ -103,23 +103,32 @@ export async function enqueueSignalIfActive(db: Connectable, tenantId: TenantId,
     if (isTerminal(state)) {
       throw new AppError("invalid_argument", `cannot send signal to instance ${instanceId}: target is in a terminal state`);
     }
-    const id = uuidv7();
-    const payload = signal.payload === null || signal.payload === undefined ? null : JSON.stringify(signal.payload);
     // G.3 and Appendix 12: `waiting` may not go to `paused`, so a pause sent to a waiting
     // instance is dropped here (recorded as delivered) rather than applied when it next runs.
     const dropped = state === "waiting" && signal.type === "pause";
-    try {
-      await client.query({
-        name: "insert_signal",
-        text: INSERT_SIGNAL,
-        values: [id, tenantId, instanceId, signalTypeToText(signal.type), payload, dropped],
-      });
-    } catch (error) {
-      throw rejectUnstorableText(error);
-    }
+    const id = await insertSignal(client, tenantId, instanceId, signal, dropped);
     if (!dropped && wakes(state, signal.type)) await client.query({ name: "wake_for_signal", text: WAKE_INSTANCE, values: [tenantId, instanceId] });
     return { id };
   });
+}
+
+/**
+ * Queues one signal (recorded as already delivered when `dropped`) and returns its id. The caller
+ * holds the instance's row lock in its transaction, which is what keeps the queue FIFO.
+ */
+export async function insertSignal(client: Queryable, tenantId: TenantId, instanceId: string, signal: NewSignal, dropped = false): Promise<string> {
+  const id = uuidv7();
+  const payload = signal.payload === null || signal.payload === undefined ? null : JSON.stringify(signal.payload);
+  try {
+    await client.query({
+      name: "insert_signal",
+      text: INSERT_SIGNAL,
+      values: [id, tenantId, instanceId, signalTypeToText(signal.type), payload, dropped],
+    });
+  } catch (error) {
+    throw rejectUnstorableText(error);
+  }
+  return id;
 }
 
 // Reading the queue does not consume it: the run's next commit marks what it applied as
