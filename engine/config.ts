@@ -81,6 +81,9 @@ const schema = z.object({
    */
   BULKHEAD_API_RATE_PER_SEC: int(50, 1),
   BULKHEAD_API_BURST: int(200, 1),
+  /** Live streams (instance streams) one web process serves at once, and of them one tenant's. */
+  BULKHEAD_STREAMS: int(256, 1),
+  BULKHEAD_STREAMS_PER_TENANT: int(64, 1),
   /**
    * Proxies in front of the web server whose x-forwarded-for is believed: a hop count or
    * addresses and CIDRs (server/web/client-address.ts). Unset: the socket's address is the client's.

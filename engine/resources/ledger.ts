@@ -110,6 +110,11 @@ export const LEDGER: readonly LedgerEntry[] = [
     setting: "BULKHEAD_EVENTS_PER_PARENT, BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE", override: null,
     enforcedAt: "engine/storage/events.ts", test: "engine/handlers/event-fan-out.int.test.ts", enforced: true,
   },
+  {
+    id: "live_streams", resource: "live streams (each polls the database while open), per web process", boundary: "per tenant",
+    default: "256 in all, 64 per tenant; over it a new stream is 503", setting: "BULKHEAD_STREAMS(_PER_TENANT)", override: null,
+    enforcedAt: "server/live/stream-slots.ts", test: "server/rest/streams.int.test.ts", enforced: true,
+  },
 ];
 
 /** The README's table of the ledger. */

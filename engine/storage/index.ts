@@ -19,6 +19,7 @@ import { bulkReschedule, bulkSetState } from "./bulk.ts";
 import type { BulkFilter } from "./bulk-filter.ts";
 import { listDeadLetters, type DeadLetterQuery } from "./dead-letters.ts";
 import { resumeFrom, retryInstance, type ResumeFrom } from "./rerun.ts";
+import { pollInstanceLive, type OutputPosition } from "./live.ts";
 import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
 import { countBackendInstancesByState, countInstancesByState, type InstanceState } from "./instances.ts";
 import { instanceThroughput, listRecentFailures } from "./overview.ts";
@@ -45,6 +46,7 @@ export { BackendStore, refusedByDatabase } from "./backend-store.ts";
 export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
 export type { ClaimedInstance } from "./claim.ts";
 export type { ClaimedRow, OutputRow, Progress, RunFacts } from "./execution.ts";
+export type { LivePoll, OutputPosition } from "./live.ts";
 export type { ChildCreation, ChildOutcome } from "./children.ts";
 export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
@@ -141,6 +143,11 @@ export class TenantStore {
   /** null when the tenant has no such instance. */
   listBlockOutputs(instanceId: string) {
     return listBlockOutputs(this.db, this.tenantId, instanceId);
+  }
+
+  /** A live stream's poll: the state and the outputs after `after`; null when the tenant has no such instance. */
+  pollLive(instanceId: string, after: OutputPosition | null, limit: number) {
+    return pollInstanceLive(this.db, this.tenantId, instanceId, after, limit);
   }
 
   // ---------------------------------------------------------------- limits

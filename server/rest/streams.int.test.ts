@@ -1,0 +1,149 @@
+// GET /instances/{id}/stream (wire-format S) against a real PostgreSQL, read as a client reads
+// it, event by event: state first and on change, each output once and in order, done last and
+// the stream closed; a missing or foreign instance is 404 before anything streams; a deleted one
+// ends with `error`. And the stream budget: one tenant's open streams cannot take another's.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { pollMsOf } from "../live/instance-stream.ts";
+import type { Services } from "../services.ts";
+import { handleRest } from "./index.ts";
+import { call, createInstance, createSequence, expectSameReply, operatorKey, tenantWithKey } from "./testing.ts";
+
+let db: TestDatabase;
+let acme: { id: string; key: string };
+let globex: { id: string; key: string };
+let acmeSequence: string;
+let globexSequence: string;
+beforeAll(async () => {
+  db = await freshDatabase();
+  acme = await tenantWithKey(db);
+  globex = await tenantWithKey(db);
+  acmeSequence = await createSequence(db, acme);
+  globexSequence = await createSequence(db, globex);
+});
+afterAll(() => db.drop());
+
+interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+/** An open stream, read event by event; `close` aborts the request as a client going away does. */
+async function open(path: string, key: string, services: Services = db, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const request = new Request(`http://bulkhead.test/api/v1${path}`, { headers: { "x-api-key": key, ...headers }, signal: abort.signal });
+  const response = await handleRest(request, services);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let ended = false;
+  /** The next event (keep-alive comments skipped), or null once the stream has ended. */
+  const next = async (timeoutMs = 5_000): Promise<SseEvent | null> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (block.startsWith(":")) continue;
+        const lines = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+        return { event: lines.event!, data: JSON.parse(lines.data!) };
+      }
+      if (ended) return null;
+      if (Date.now() > deadline) throw new Error(`no event within ${timeoutMs} ms`);
+      reader ??= response.body!.getReader();
+      const chunk = await reader.read();
+      if (chunk.done) ended = true;
+      else buffer += decoder.decode(chunk.value, { stream: true });
+    }
+  };
+  return { response, next, close: () => abort.abort() };
+}
+
+async function addOutput(instanceId: string, tenantId: string, blockId: string, output: unknown) {
+  await db.sql.query(
+    `INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, output_size, attempt, created_at)
+     VALUES ($1, $2, $3, $4, $5, 10, 0, clock_timestamp())`,
+    [randomUUID(), tenantId, instanceId, blockId, JSON.stringify(output)],
+  );
+}
+
+const setState = (id: string, state: string) => db.sql.query("UPDATE task_instances SET state = $2 WHERE id = $1", [id, state]);
+
+describe("GET /instances/{id}/stream", () => {
+  it("streams state, each output once in order, then done, and closes", async () => {
+    const id = await createInstance(db, acme, acmeSequence);
+    await setState(id, "running");
+    await addOutput(id, acme.id, "first", { n: 1 });
+    const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(await stream.next()).toEqual({ event: "state", data: { instance_id: id, state: "running" } });
+    expect(await stream.next()).toMatchObject({ event: "output", data: { instance_id: id, block_id: "first", output: { n: 1 } } });
+
+    // Written while the stream is open: picked up by the next polls, each row once.
+    await addOutput(id, acme.id, "second", { n: 2 });
+    expect(await stream.next()).toMatchObject({ event: "output", data: { block_id: "second" } });
+    await addOutput(id, acme.id, "third", { n: 3 });
+    await setState(id, "completed");
+    const rest: SseEvent[] = [];
+    for (let e = await stream.next(); e; e = await stream.next()) rest.push(e);
+    expect(rest.map((e) => [e.event, (e.data as { block_id?: string; state?: string }).block_id ?? (e.data as { state: string }).state])).toEqual([
+      ["state", "completed"], ["output", "third"], ["done", "completed"],
+    ]);
+  });
+
+  it("ends with an error event when the instance is deleted while it streams", async () => {
+    const id = await createInstance(db, acme, acmeSequence);
+    const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    expect((await stream.next())?.event).toBe("state");
+    await db.sql.query("DELETE FROM task_instances WHERE id = $1", [id]);
+    expect(await stream.next()).toEqual({ event: "error", data: { error: "instance not found" } });
+    expect(await stream.next()).toBeNull();
+  });
+
+  it("answers another tenant's instance exactly like a missing one, before anything streams", async () => {
+    const foreign = await createInstance(db, globex, globexSequence);
+    const theirs = await call(db, "GET", `/instances/${foreign}/stream`, { key: acme.key });
+    const missing = await call(db, "GET", `/instances/${randomUUID()}/stream`, { key: acme.key });
+    expect(theirs.status).toBe(404);
+    expectSameReply(theirs, missing);
+    // An operator key must name the tenant (J-V), and then sees only that tenant's instances.
+    const operator = await operatorKey(db);
+    expect((await call(db, "GET", `/instances/${foreign}/stream`, { key: operator })).status).toBe(400);
+    expectSameReply(
+      await call(db, "GET", `/instances/${foreign}/stream`, { key: operator, headers: { "x-tenant-id": acme.id } }),
+      await call(db, "GET", `/instances/${randomUUID()}/stream`, { key: operator, headers: { "x-tenant-id": acme.id } }),
+    );
+  });
+
+  it("clamps poll_ms to 100..5000, 500 when absent or not a number", () => {
+    expect([pollMsOf(null), pollMsOf(""), pollMsOf("x"), pollMsOf("1"), pollMsOf("250"), pollMsOf("99999")]).toEqual([500, 500, 500, 100, 250, 5000]);
+  });
+});
+
+describe("the stream budget (noisy neighbour)", () => {
+  it("caps one tenant's open streams; another tenant still gets one, and a closed stream frees its slot", async () => {
+    // Services of their own: a process whose budget is 4 streams, 2 per tenant.
+    const services: Services = { ...db, config: { ...db.config, BULKHEAD_STREAMS: 4, BULKHEAD_STREAMS_PER_TENANT: 2 } };
+    const mine = await createInstance(db, acme, acmeSequence);
+    const theirs = await createInstance(db, globex, globexSequence);
+    const held = [await open(`/instances/${mine}/stream`, acme.key, services), await open(`/instances/${mine}/stream`, acme.key, services)];
+    for (const stream of held) expect(stream.response.status).toBe(200);
+
+    const refused = await open(`/instances/${mine}/stream`, acme.key, services);
+    expect(refused.response.status).toBe(503);
+    expect(await refused.response.text()).toBe('{"error":"unavailable: too many concurrent streaming clients; retry later"}');
+
+    const neighbour = await open(`/instances/${theirs}/stream?poll_ms=100`, globex.key, services);
+    expect(neighbour.response.status).toBe(200);
+    expect((await neighbour.next())?.event).toBe("state");
+
+    held[0]!.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const again = await open(`/instances/${mine}/stream`, acme.key, services);
+    expect(again.response.status).toBe(200);
+    for (const stream of [held[1]!, neighbour, again]) stream.close();
+  });
+});
