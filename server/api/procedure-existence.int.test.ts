@@ -74,9 +74,12 @@ describe("operator procedures", () => {
 });
 
 describe("tenant-admin procedures", () => {
-  it("are the members, API key, trigger and breaker-settings procedures", () => {
+  it("are the members, API key, trigger, breaker-settings and instance bulk-action procedures", () => {
     expect(ADMIN_ONLY.length).toBeGreaterThanOrEqual(10);
-    expect(ADMIN_ONLY.every((path) => /^(members|apiKeys|triggers|breakers)\./.test(path))).toBe(true);
+    expect(ADMIN_ONLY.filter((path) => !/^(members|apiKeys|triggers|breakers|instances)\./.test(path))).toEqual([]);
+    expect(ADMIN_ONLY.filter((path) => path.startsWith("instances.")).sort()).toEqual(
+      ["instances.batchAction", "instances.bulkReschedule", "instances.bulkSetState", "instances.resumeFrom", "instances.retry"],
+    );
   });
 
   for (const who of ["signed out", "member", "admin of another tenant"]) {

@@ -125,6 +125,32 @@ const CASES: Record<string, Case> = {
     ids: [{ kind: "instance", input: (tenantId, instanceId) => ({ tenantId, instanceId, blockId: "one", value: "yes" }) }],
   },
 
+  // The DLQ and bulk actions (wire-format J, K). A filter naming another tenant's sequence matches
+  // nothing, as a random one does; own instances are scheduled, so retry and resume-from answer
+  // BAD_REQUEST past the lookup that foreign and random fail.
+  "instances.deadLetters": {
+    gate: "tenant",
+    input: tenantOnly,
+    ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }],
+  },
+  "instances.retry": { gate: "tenantAdmin", ids: [{ kind: "instance", input: (tenantId, instanceId) => ({ tenantId, instanceId }) }] },
+  "instances.resumeFrom": {
+    gate: "tenantAdmin",
+    ids: [{ kind: "instance", input: (tenantId, instanceId) => ({ tenantId, instanceId, blockId: "one", context: { x: 1 } }) }],
+  },
+  "instances.bulkSetState": {
+    gate: "tenantAdmin",
+    ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, filter: { sequenceId }, state: "paused" }) }],
+  },
+  "instances.bulkReschedule": {
+    gate: "tenantAdmin",
+    ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, filter: { sequenceId }, offsetSecs: 60 }) }],
+  },
+  "instances.batchAction": {
+    gate: "tenantAdmin",
+    ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, filter: { sequenceId }, action: "cancel" }) }],
+  },
+
   "sequences.list": { gate: "tenant", input: tenantOnly },
   "sequences.handlers": { gate: "tenant", input: tenantOnly },
   "sequences.get": { gate: "tenant", ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }] },

@@ -68,6 +68,12 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
   return params;
 }
 
+/** Whether the request carries a body at all: a content type, or bytes announced. */
+function hasBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  return request.headers.has("content-type") || (length !== null && length !== "0") || request.headers.has("transfer-encoding");
+}
+
 /** One request of the key for `tenantId` (null: for no tenant) from its bucket, or the 429. */
 function admitKey(services: Services, principal: Principal, tenantId: string | null): Promise<void> {
   const actor = () => keyActor(services.prisma, principal);
@@ -111,7 +117,7 @@ export async function handleRest(request: Request, services: Services): Promise<
     // A tenant key acts for its own tenant only, and an operator key on an operator route for none.
     if (principal.tenantId !== null || route.access !== "tenant") await admitKey(services, principal, principal.tenantId);
     const params = decodeParams(matched.params);
-    const body = route.body ? route.body.parse(await readJson(request)) : undefined;
+    const body = route.body ? route.body.parse(route.body.optional && !hasBody(request) ? {} : await readJson(request)) : undefined;
     const store =
       route.access === "tenant"
         ? await tenantStore(services, principal, namedTenants(request, url, params.tenant_id, route.body?.tenants(body) ?? []), route.notFound)

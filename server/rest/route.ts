@@ -19,6 +19,8 @@ export interface BodySpec<B> {
   parse(json: unknown): B;
   /** The `tenant_id`s the body names; each must be the acting tenant. */
   tenants(body: B): readonly unknown[];
+  /** A request without a body (no content type, no bytes) is parsed as `{}`. */
+  optional?: boolean;
 }
 
 export interface RestContext<B = unknown> {
@@ -64,6 +66,19 @@ export const routeNotFound = () => notFound("route");
 export function requireStore(context: RestContext<unknown>): TenantStore {
   if (context.store) return context.store;
   throw new AppError("invalid_argument", "an operator key must name the tenant (X-Tenant-Id header or tenant_id)");
+}
+
+/**
+ * The acting tenant's store on the routes of wire-format J-V: an operator key must name the
+ * tenant in X-Tenant-Id there (a tenant_id in the body or query is not enough), and a request
+ * acting for no tenant is refused with `missingTenant`.
+ */
+export function requireTenantHeader(context: RestContext<unknown>, missingTenant: string): TenantStore {
+  if (context.principal?.tenantId === null && !context.request.headers.has("x-tenant-id")) {
+    throw new AppError("invalid_argument", "X-Tenant-Id header is required");
+  }
+  if (!context.store) throw new AppError("invalid_argument", missingTenant);
+  return context.store;
 }
 
 /** What each kind of object storeOwning looks up is called in its 404 (the routes' `notFound`). */

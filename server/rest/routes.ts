@@ -3,7 +3,9 @@
 import { getBreaker, listAllBreakers, listTenantBreakers, resetBreaker } from "./handlers/breakers.ts";
 import { createInstance, createInstanceBatch, createInstanceBody, batchBody, getInstance, listBlockOutputs, listInstances } from "./handlers/instances.ts";
 import { live, ready } from "./handlers/health.ts";
-import { contextBody, patchContext, patchState, retry, stateBody } from "./handlers/instance-state.ts";
+import { batchActionBody, bulkStateBody, patchBulkReschedule, patchBulkState, postBatchAction, rescheduleBody } from "./handlers/bulk.ts";
+import { listDeadLetters, resumeBody, resumeFrom, retry } from "./handlers/dead-letters.ts";
+import { contextBody, patchContext, patchState, stateBody } from "./handlers/instance-state.ts";
 import { createSequence, getSequence, sequenceBody } from "./handlers/sequences.ts";
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
@@ -13,7 +15,6 @@ import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
   pollTasks, queuePollBody, taskStats,
 } from "./handlers/workers.ts";
-import { streamInstance } from "./handlers/streams.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 export const ROUTES: readonly Route[] = [
@@ -30,7 +31,15 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "PATCH", path: "/instances/{id}/state", access: "tenant", notFound: "instance", body: stateBody, handle: patchState }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/context", access: "tenant", notFound: "instance", body: contextBody, handle: patchContext }),
   defineRoute({ method: "POST", path: "/instances/{id}/signals", access: "tenant", notFound: "instance", body: signalBody, handle: sendSignal }),
+  // Dead letters (wire-format J) and bulk operations (K). Literal paths win over `{id}` (matchRoute).
+  defineRoute({ method: "GET", path: "/instances/dlq", access: "tenant", notFound: "tenant", handle: listDeadLetters }),
   defineRoute({ method: "POST", path: "/instances/{id}/retry", access: "tenant", notFound: "instance", handle: retry }),
+  defineRoute({
+    method: "POST", path: "/instances/{id}/resume-from/{block_id}", access: "tenant", notFound: "instance", body: resumeBody, handle: resumeFrom,
+  }),
+  defineRoute({ method: "PATCH", path: "/instances/bulk/state", access: "tenant", notFound: "tenant", body: bulkStateBody, handle: patchBulkState }),
+  defineRoute({ method: "PATCH", path: "/instances/bulk/reschedule", access: "tenant", notFound: "tenant", body: rescheduleBody, handle: patchBulkReschedule }),
+  defineRoute({ method: "POST", path: "/instances/batch-action", access: "tenant", notFound: "tenant", body: batchActionBody, handle: postBatchAction }),
   defineRoute({ method: "POST", path: "/workers/tasks/poll", access: "tenant", notFound: "tenant", body: pollBody, handle: pollTasks }),
   defineRoute({ method: "POST", path: "/workers/tasks/poll/queue", access: "tenant", notFound: "tenant", body: queuePollBody, handle: pollQueueTasks }),
   defineRoute({ method: "POST", path: "/workers/tasks/{id}/complete", access: "tenant", notFound: "worker task", body: completeBody, handle: completeTask }),
@@ -40,7 +49,6 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/workers/tasks/stats", access: "tenant", notFound: "tenant", handle: taskStats }),
   defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),
   defineRoute({ method: "GET", path: "/instances/{id}/tree", access: "tenant", notFound: "instance", handle: getExecutionTree }),
-  defineRoute({ method: "GET", path: "/instances/{id}/stream", access: "tenant", notFound: "instance", handle: streamInstance }),
   // Circuit breakers (wire-format I). A path naming another tenant answers as a missing tenant does.
   defineRoute({ method: "GET", path: "/circuit-breakers", access: "tenant", notFound: "tenant", handle: listAllBreakers }),
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers", access: "tenant", notFound: "tenant", handle: listTenantBreakers }),

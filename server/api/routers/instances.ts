@@ -11,6 +11,8 @@ import {
 } from "../../../engine/storage/index.ts";
 import { recordAudit } from "../../control/audit.ts";
 import type { Context, User } from "../trpc.ts";
+import { instanceActions } from "./instance-actions.ts";
+import { SignalRequest, toSignal } from "./signal-input.ts";
 import { router, tenantProcedure } from "../trpc.ts";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -59,27 +61,6 @@ function stepRunOf(run: StepRun | undefined) {
 
 // ------------------------------------------------------------------ signals
 
-/** update_context merges only the top-level keys of `payload.data` (G.3); anything else would be silently ignored, so it is refused. */
-const UpdateContextPayload = z.strictObject({ data: z.record(z.string(), z.json()) });
-
-const SignalRequest = z.discriminatedUnion("type", [
-  z.object({ type: z.enum(["pause", "resume", "cancel"]) }),
-  z.object({ type: z.literal("update_context"), payload: UpdateContextPayload }),
-  z.object({ type: z.literal("custom"), name: z.string().min(1).max(256), payload: z.json().default(null) }),
-]);
-type SignalRequest = z.output<typeof SignalRequest>;
-
-function toSignal(request: SignalRequest): NewSignal {
-  switch (request.type) {
-    case "custom":
-      return { type: { custom: request.name }, payload: request.payload };
-    case "update_context":
-      return { type: "update_context", payload: request.payload };
-    default:
-      return { type: request.type, payload: null };
-  }
-}
-
 /** Queues the signal (400 for a terminal instance, NOT_FOUND for a foreign or missing one) and records who sent it. */
 async function send(ctx: Context & { user: User }, store: TenantStore, instanceId: string, signal: NewSignal) {
   const { id } = await store.enqueueSignalIfActive(instanceId, signal);
@@ -96,6 +77,9 @@ async function send(ctx: Context & { user: User }, store: TenantStore, instanceI
 // ------------------------------------------------------------------ the router
 
 export const instancesRouter = router({
+  // Dead letters and bulk actions (wire-format J, K): instance-actions.ts.
+  ...instanceActions,
+
   /** One page, newest first; pass `next` back as `cursor` for the following one. */
   list: tenantProcedure
     .input(

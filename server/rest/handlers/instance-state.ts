@@ -1,11 +1,11 @@
-// Instance state changes (E.10 PATCH state, E.11 PATCH context, E.14 POST retry). The rules
+// Instance state changes (E.10 PATCH state, E.11 PATCH context; E.14 retry: dead-letters.ts). The rules
 // (F.2, fencing, retry only from failed) live in engine storage; here: wire shapes and limits.
 import { z } from "zod";
 import { checkSize } from "../../../engine/size-limits.ts";
 import { INSTANCE_STATES } from "../../../engine/storage/index.ts";
 import { shape } from "../body.ts";
 import { InstanceContext } from "../context.ts";
-import { empty, json } from "../http.ts";
+import { empty } from "../http.ts";
 import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
 
 /** An unknown state string is a shape error (422), as serde's enum decoding makes it. */
@@ -42,10 +42,4 @@ export async function patchContext(context: RestContext<ContextRequest>): Promis
   checkSize("context", replacement);
   await (await storeOwning(context, "instance", id)).replaceInstanceContext(id, replacement);
   return empty(200);
-}
-
-/** Takes no body (Orch8 reads none): `{}`, nothing, or anything else is all the same. */
-export async function retry(context: RestContext<unknown>): Promise<Response> {
-  const id = context.params.id!;
-  return json(200, await (await storeOwning(context, "instance", id)).retryInstance(id));
 }

@@ -7,7 +7,7 @@ import { json } from "../http.ts";
 import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
 
 /** G.1: an unknown or CLI-style (`"custom:x"`) signal type is a shape error (422 plain text). */
-const SignalTypeWire = z.unknown().transform((value, ctx) => {
+export const SignalTypeWire = z.unknown().transform((value, ctx) => {
   const decoded = decodeSignalType(value);
   if (decoded.ok) return decoded.type;
   ctx.addIssue({ code: "custom", message: decoded.reason });
