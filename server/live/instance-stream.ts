@@ -3,6 +3,8 @@
 // state, after which the stream closes; `error` when the instance is gone. It polls the tenant's
 // store (one statement per poll) every poll_ms, the first one poll_ms after connect; storage
 // errors back off (doubling, at most 30 s) without closing; a keep-alive comment every 15 s.
+// Each output event's `id:` is its position, so a client that reconnects with Last-Event-ID (as
+// EventSource does by itself) resumes after the last output it got instead of from the start.
 import { isTerminal, type InstanceState } from "../../engine/model.ts";
 import type { Logger } from "../../engine/logger.ts";
 import type { LivePoll, OutputPosition } from "../../engine/storage/index.ts";
@@ -24,6 +26,24 @@ export function pollMsOf(value: string | null): number {
   return Number.isFinite(asked) ? Math.min(POLL_MS.max, Math.max(POLL_MS.min, Math.round(asked))) : POLL_MS.default;
 }
 
+/** An output's position as an SSE event id: base64url of its JSON. */
+export function outputEventId(position: OutputPosition): string {
+  return Buffer.from(JSON.stringify({ created_at: position.createdAt.toISOString(), id: position.id })).toString("base64url");
+}
+
+/** The position a Last-Event-ID names, or null (absent, or not one of ours: then from the start). */
+export function positionOf(eventId: string | null): OutputPosition | null {
+  if (!eventId) return null;
+  try {
+    const parsed = JSON.parse(Buffer.from(eventId, "base64url").toString("utf8")) as { created_at?: unknown; id?: unknown };
+    const createdAt = typeof parsed.created_at === "string" ? new Date(parsed.created_at) : null;
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    return createdAt && !Number.isNaN(createdAt.getTime()) && typeof parsed.id === "string" && uuid.test(parsed.id) ? { createdAt, id: parsed.id } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One SSE event, `data` as a single JSON line. */
 function event(name: string, data: unknown, id?: string): string {
   return `${id ? `id: ${id}\n` : ""}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -34,7 +54,8 @@ function event(name: string, data: unknown, id?: string): string {
  * ends it (the client going away aborts `signal`).
  */
 export function instanceStreamResponse(
-  source: LiveSource, instanceId: string, options: { pollMs: number; signal: AbortSignal; release: () => void; log: Logger },
+  source: LiveSource, instanceId: string,
+  options: { pollMs: number; signal: AbortSignal; release: () => void; log: Logger; after?: OutputPosition | null },
 ): Response {
   const encoder = new TextEncoder();
   let timer: NodeJS.Timeout | undefined;
@@ -63,7 +84,7 @@ export function instanceStreamResponse(
       if (options.signal.aborted) return close();
 
       let lastState: InstanceState | null = null;
-      let after: OutputPosition | null = null;
+      let after: OutputPosition | null = options.after ?? null;
       let backoff = options.pollMs;
       const poll = async () => {
         try {
@@ -79,7 +100,7 @@ export function instanceStreamResponse(
           }
           // Every row up to this poll's snapshot, a page at a time.
           while (read && read.outputs.length > 0) {
-            for (const output of read.outputs) send(event("output", wireBlockOutput(output)));
+            for (const output of read.outputs) send(event("output", wireBlockOutput(output), outputEventId(output)));
             const last: OutputPosition = read.outputs.at(-1)!;
             after = { createdAt: last.createdAt, id: last.id };
             read = read.outputs.length < OUTPUTS_PER_READ ? null : await source.pollLive(instanceId, after, OUTPUTS_PER_READ);

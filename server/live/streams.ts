@@ -3,7 +3,7 @@
 import { AppError } from "../../engine/errors.ts";
 import type { Logger } from "../../engine/logger.ts";
 import type { Services } from "../services.ts";
-import { instanceStreamResponse, type LiveSource } from "./instance-stream.ts";
+import { instanceStreamResponse, positionOf, type LiveSource } from "./instance-stream.ts";
 import { StreamSlots } from "./stream-slots.ts";
 
 // Per Services (one per web process; tests make their own), kept across hot reloads like it.
@@ -22,9 +22,9 @@ export function streamSlots(services: Services): StreamSlots {
 
 export function openInstanceStream(
   services: Services, tenantId: string, source: LiveSource, instanceId: string,
-  options: { pollMs: number; signal: AbortSignal; log: Logger },
+  options: { pollMs: number; signal: AbortSignal; log: Logger; lastEventId: string | null },
 ): Response {
   const release = streamSlots(services).take(tenantId);
   if (!release) throw new AppError("unavailable", "too many concurrent streaming clients; retry later");
-  return instanceStreamResponse(source, instanceId, { ...options, release });
+  return instanceStreamResponse(source, instanceId, { ...options, release, after: positionOf(options.lastEventId) });
 }

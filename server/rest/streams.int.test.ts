@@ -27,6 +27,7 @@ afterAll(() => db.drop());
 interface SseEvent {
   event: string;
   data: unknown;
+  id?: string;
 }
 
 /** An open stream, read event by event; `close` aborts the request as a client going away does. */
@@ -48,7 +49,7 @@ async function open(path: string, key: string, services: Services = db, headers:
         buffer = buffer.slice(end + 2);
         if (block.startsWith(":")) continue;
         const lines = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
-        return { event: lines.event!, data: JSON.parse(lines.data!) };
+        return { event: lines.event!, data: JSON.parse(lines.data!), ...(lines.id ? { id: lines.id } : {}) };
       }
       if (ended) return null;
       if (Date.now() > deadline) throw new Error(`no event within ${timeoutMs} ms`);
@@ -92,6 +93,27 @@ describe("GET /instances/{id}/stream", () => {
     expect(rest.map((e) => [e.event, (e.data as { block_id?: string; state?: string }).block_id ?? (e.data as { state: string }).state])).toEqual([
       ["state", "completed"], ["output", "third"], ["done", "completed"],
     ]);
+  });
+
+  it("resumes after the last output a reconnecting client got (Last-Event-ID)", async () => {
+    const id = await createInstance(db, acme, acmeSequence);
+    await setState(id, "running");
+    for (const block of ["one", "two", "three"]) await addOutput(id, acme.id, block, { block });
+    const first = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    expect((await first.next())?.event).toBe("state");
+    const one = await first.next();
+    expect(one).toMatchObject({ event: "output", data: { block_id: "one" }, id: expect.any(String) });
+    first.close();
+    const again = await open(`/instances/${id}/stream?poll_ms=100`, acme.key, db, { "last-event-id": one!.id! });
+    expect((await again.next())?.event).toBe("state");
+    expect((await again.next())?.data).toMatchObject({ block_id: "two" });
+    expect((await again.next())?.data).toMatchObject({ block_id: "three" });
+    again.close();
+    // An id that is not one of ours streams from the start.
+    const fresh = await open(`/instances/${id}/stream?poll_ms=100`, acme.key, db, { "last-event-id": "not-a-position" });
+    expect((await fresh.next())?.event).toBe("state");
+    expect((await fresh.next())?.data).toMatchObject({ block_id: "one" });
+    fresh.close();
   });
 
   it("ends with an error event when the instance is deleted while it streams", async () => {

@@ -12,5 +12,6 @@ export async function streamInstance(context: RestContext<unknown>): Promise<Res
   if (!(await store.pollLive(id, null, 0))) throw notFound("instance");
   return openInstanceStream(context.services, store.tenantId, store, id, {
     pollMs: pollMsOf(context.url.searchParams.get("poll_ms")), signal: context.request.signal, log: context.log,
+    lastEventId: context.request.headers.get("last-event-id"),
   });
 }
