@@ -4,13 +4,16 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { explainAnalyze, scansOf } from "../../test/explain.ts";
-import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
+import { insertDueInstances } from "../../test/factories.ts";
 import { BATCH_SIZE } from "./batches.ts";
 import { bulkReschedule, bulkSetState, statesLeadingTo } from "./bulk.ts";
 import type { BulkFilter } from "./bulk-filter.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
 import { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 import { TRANSITIONS } from "./instance-state.ts";
+import { claimDueInstances } from "./claim.ts";
+import { renewLeases } from "./leases.ts";
 import { enqueueSignalIfActive } from "./signals.ts";
 
 let db: TestDatabase;
@@ -176,6 +179,28 @@ describe("bulkSetState", () => {
       expect(scan?.["Node Type"], states.join()).toMatch(/Index/);
       expect(scan?.["Index Name"], states.join()).toMatch(/^task_instances_tenant_id_(state_)?created_at_id_idx$/);
       expect(scan?.["Actual Rows"], states.join()).toBeLessThanOrEqual(BATCH_SIZE);
+    }
+  });
+});
+
+describe("bulkSetState beside the engine's multi-row statements", () => {
+  it("never deadlocks with lease renewals over the same running instances (both lock in id order)", async () => {
+    const tenantId = newTenant();
+    // Created in an order unrelated to their ids (random v4 ids), so a walk by creation that
+    // locked as it went would cross the renewals' id order.
+    await insertDueInstances(db, tenantId, 600);
+    const claimed = await claimDueInstances(db.sql, { now: new Date(), limit: 600, maxPerTenant: 0, leaseOwner: "t", leaseMs: 600_000 });
+    const pool = testPool(db.url, 8);
+    try {
+      const until = new Date(Date.now() + 600_000);
+      const shuffled = () => [...claimed].sort(() => Math.random() - 0.5).map((c) => ({ id: c.id, leaseEpoch: c.leaseEpoch }));
+      const renewals = Array.from({ length: 6 }, async () => {
+        for (let i = 0; i < 5; i++) await renewLeases(pool, shuffled(), until);
+      });
+      const [count] = await Promise.all([bulkSetState(tenantDb(tenantId), tenantId, {}, "paused"), ...renewals]);
+      expect(count).toBe(600);
+    } finally {
+      await pool.end();
     }
   });
 });

@@ -6,12 +6,12 @@ import { randomUUID } from "node:crypto";
 import { AppError, notFound } from "../errors.ts";
 import type { InstanceState } from "../model.ts";
 import type { TreeCursor } from "../exec/tree/state.ts";
+import type { Block } from "../sequence/schema.ts";
 import type { TenantId } from "./ids.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
 import { definitionBlocks, restartedBlock, resumeFromPlan, retryPlan, type RerunPlan } from "./rerun-plan.ts";
 import { insertSignal, type NewSignal } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
-import type { Block } from "../sequence/schema.ts";
 
 interface Locked {
   id: string;
@@ -131,13 +131,8 @@ async function restart(client: Queryable, tenantId: TenantId, reruns: readonly R
   });
 }
 
-/**
- * Retries those of `ids` that are `failed` (J), in the caller's transaction; the others are left
- * alone. Returns the ids retried. An instance whose sequence cannot be read starts over.
- */
-export async function retryFailed(client: Queryable, tenantId: TenantId, ids: readonly string[], now = new Date()): Promise<string[]> {
-  const failed = (await lockForRerun(client, tenantId, ids)).filter((row) => row.state === "failed");
-  if (failed.length === 0) return [];
+/** Re-runs these locked `failed` instances (J): their plans from their sequences, then the writes. */
+async function rerunFailed(client: Queryable, tenantId: TenantId, failed: readonly Locked[], now: Date): Promise<void> {
   const blocks = await blocksOfSequences(client, tenantId, failed.map((row) => row.sequence_id));
   const restarted = failed.flatMap((row) => {
     const top = blocks.get(row.sequence_id);
@@ -147,13 +142,23 @@ export async function retryFailed(client: Queryable, tenantId: TenantId, ids: re
   const attempts = await lastAttempts(client, tenantId, restarted);
   const reruns = failed.map((row): Rerun => {
     const top = blocks.get(row.sequence_id);
+    // A sequence that cannot be read: the instance starts over.
     if (!top) return { id: row.id, cursor: null, wiped: [] };
     const plan: RerunPlan = retryPlan(top, row.cursor, () => attempts.get(row.id) ?? null, now);
     return { id: row.id, ...plan };
   });
   await wipe(client, tenantId, reruns, "retry");
   await restart(client, tenantId, reruns);
-  return reruns.map((r) => r.id);
+}
+
+/**
+ * Retries those of `ids` that are `failed` (J), in the caller's transaction; the others are left
+ * alone. Returns the ids retried.
+ */
+export async function retryFailed(client: Queryable, tenantId: TenantId, ids: readonly string[], now = new Date()): Promise<string[]> {
+  const failed = (await lockForRerun(client, tenantId, ids)).filter((row) => row.state === "failed");
+  if (failed.length > 0) await rerunFailed(client, tenantId, failed, now);
+  return failed.map((row) => row.id);
 }
 
 /** POST /instances/{id}/retry: a `failed` instance re-runs (400 from any other state). */
@@ -162,7 +167,7 @@ export async function retryInstance(db: Connectable, tenantId: TenantId, instanc
     const [row] = await lockForRerun(client, tenantId, [instanceId]);
     if (!row) throw notFound("instance");
     if (row.state !== "failed") throw new AppError("invalid_argument", `can only retry failed instances, current state: ${row.state}`);
-    await retryFailed(client, tenantId, [instanceId]);
+    await rerunFailed(client, tenantId, [row], new Date());
     return { id: instanceId, state: "scheduled" as const };
   });
 }

@@ -1,5 +1,5 @@
-// Instance state changes (E.10 PATCH state, E.11 PATCH context; E.14 retry: dead-letters.ts). The rules
-// (F.2, fencing, retry only from failed) live in engine storage; here: wire shapes and limits.
+// Instance state changes (E.10 PATCH state, E.11 PATCH context; E.14 retry is in dead-letters.ts).
+// The rules (F.2, fencing) live in engine storage; here: wire shapes and limits.
 import { z } from "zod";
 import { checkSize } from "../../../engine/size-limits.ts";
 import { INSTANCE_STATES } from "../../../engine/storage/index.ts";
