@@ -1,7 +1,9 @@
-// SQL for the web app's instance pages: the list (filters, keyset pagination) and what the detail
+// SQL for the web app's instance pages: the list (filters, search, keyset pagination) and what the detail
 // page shows besides the tree (the instance with its sequence, outputs, signals, worker tasks and
 // their attempt events). Every statement is scoped by tenant_id; a foreign instance is missing.
+import type { InstanceSearch } from "../instance-search.ts";
 import type { InstanceState } from "./instances.ts";
+import { searchArms } from "./instance-search.ts";
 import { signalTypeFromText, type SignalType } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 import type { WorkerTaskEvent, WorkerTaskState } from "./worker-tasks.ts";
@@ -24,6 +26,8 @@ export interface InstancePageQuery {
   createdAfter?: Date;
   /** Exclusive. */
   createdBefore?: Date;
+  /** Only the instances it finds (instance-search.ts), in the same order and pages. */
+  search?: InstanceSearch;
   /** Rows strictly after this key; absent: the first page. */
   after?: InstanceKey;
   /** 1 to INSTANCE_PAGE_MAX. */
@@ -66,6 +70,7 @@ const LIST_COLUMNS = "id, tenant_id, namespace, sequence_id, state, priority, ne
  * (tenant_id, state, created_at DESC, id DESC) in order and stops after `limit + 1` rows. With
  * `state = ANY(...)` no index yields that order, so the planner would either sort every matching
  * row or walk the tenant's whole history filtering by state, which is slow for rare states.
+ * A search has branches of its own (searchArms), each read through its search index.
  */
 export async function listInstancesPage(db: Queryable, tenantId: TenantId, query: InstancePageQuery): Promise<InstancePage> {
   const { text, values, limit } = instancesPageStatement(tenantId, query);
@@ -92,16 +97,17 @@ export function instancesPageStatement(tenantId: TenantId, query: InstancePageQu
   // A row-value comparison, which the btree reads as one range bound on (created_at, id).
   if (query.after !== undefined) shared.push(`(created_at, id) < (${param(query.after.createdAt)}, ${param(query.after.id)}::uuid)`);
   const take = param(limit + 1);
-  const branch = (state: string | null) => {
-    const where = ["tenant_id = $1", ...(state === null ? [] : [`state = ${param(state)}`]), ...shared];
-    return `SELECT ${LIST_COLUMNS} FROM task_instances WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ${take}`;
-  };
+  const branch = (where: string[]) =>
+    `SELECT ${LIST_COLUMNS} FROM task_instances WHERE ${["tenant_id = $1", ...where, ...shared].join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ${take}`;
   const states = [...new Set(query.states ?? [])];
+  const branches =
+    query.search !== undefined ? searchArms(tenantId, query.search, states, param).map(branch)
+    : states.length === 0 ? [branch([])]
+    : states.map((state) => branch([`state = ${param(state)}`]));
   const page =
-    states.length === 0 ? branch(null)
-    : states.length === 1 ? branch(states[0]!)
-    : `SELECT * FROM (${states.map((state) => `(${branch(state)})`).join(" UNION ALL ")}) merged
-        ORDER BY created_at DESC, id DESC LIMIT ${take}`;
+    branches.length === 0 ? `SELECT ${LIST_COLUMNS} FROM task_instances WHERE false`
+    : branches.length === 1 ? branches[0]!
+    : `SELECT * FROM (${branches.map((b) => `(${b})`).join(" UNION ALL ")}) merged ORDER BY created_at DESC, id DESC LIMIT ${take}`;
   // The sequence is looked up for the page's rows only, after the limit.
   const text = `SELECT p.id, p.namespace, p.sequence_id, s.name AS sequence_name, s.version AS sequence_version, p.state,
                        p.priority, p.next_fire_at, p.created_at, p.updated_at

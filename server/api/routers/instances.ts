@@ -3,6 +3,7 @@
 // member may send. A foreign instance id and a missing one get the same NOT_FOUND.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { InstanceSearchSchema } from "../../../engine/instance-search.ts";
 import { UUID_PATTERN } from "../../../engine/model.ts";
 import { describeInstance, humanInputSignal, type StepError, type StepRun } from "../../../engine/read-model/describe-instance.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
@@ -80,7 +81,7 @@ export const instancesRouter = router({
   // Dead letters and bulk actions (wire-format J, K): instance-actions.ts.
   ...instanceActions,
 
-  /** One page, newest first; pass `next` back as `cursor` for the following one. */
+  /** One page, newest first, of all instances or those a search finds; pass `next` back as `cursor` for the following one. */
   list: tenantProcedure
     .input(
       z.object({
@@ -91,6 +92,8 @@ export const instancesRouter = router({
         createdAfter: z.iso.datetime({ offset: true }).optional(),
         /** Exclusive. */
         createdBefore: z.iso.datetime({ offset: true }).optional(),
+        /** Only the instances it finds: a whole id, a short id's start, or a context.data field's value. */
+        search: InstanceSearchSchema.optional(),
         cursor: z.string().max(128).nullish(),
         limit: z.int().min(1).max(INSTANCE_PAGE_MAX).default(50),
       }),
@@ -102,6 +105,7 @@ export const instancesRouter = router({
         sequenceId: input.sequenceId,
         createdAfter: input.createdAfter === undefined ? undefined : new Date(input.createdAfter),
         createdBefore: input.createdBefore === undefined ? undefined : new Date(input.createdBefore),
+        search: input.search,
         after,
         limit: input.limit,
       });
