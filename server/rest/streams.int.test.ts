@@ -62,11 +62,14 @@ async function open(path: string, key: string, services: Services = db, headers:
   return { response, next, close: () => abort.abort() };
 }
 
+let written = 0;
+/** An output row, each a millisecond after the one before (created_at is kept to the millisecond). */
 async function addOutput(instanceId: string, tenantId: string, blockId: string, output: unknown) {
+  written += 1;
   await db.sql.query(
     `INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, output_size, attempt, created_at)
-     VALUES ($1, $2, $3, $4, $5, 10, 0, clock_timestamp())`,
-    [randomUUID(), tenantId, instanceId, blockId, JSON.stringify(output)],
+     VALUES ($1, $2, $3, $4, $5, 10, 0, $6)`,
+    [randomUUID(), tenantId, instanceId, blockId, JSON.stringify(output), new Date(Date.UTC(2026, 0, 1) + written)],
   );
 }
 

@@ -140,6 +140,7 @@ const CASES: Record<string, RouteCase> = {
   "PATCH /instances/bulk/reschedule": { body: (tenantId) => ({ filter: { tenant_id: tenantId }, offset_secs: 60 }) },
   "POST /instances/batch-action": { body: (tenantId) => ({ filter: { tenant_id: tenantId }, action: "cancel" }) },
   "GET /instances/{id}/tree": { id: "instance" },
+  "GET /instances/{id}/stream": { id: "instance" },
   "POST /workers/tasks/poll": { body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1" }) },
   "POST /workers/tasks/poll/queue": {
     body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1", queue_name: "q" }),

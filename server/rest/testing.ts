@@ -34,7 +34,7 @@ export async function call(db: TestDatabase, method: string, path: string, optio
   }
   const request = new Request(`http://bulkhead.test/api/v1${path}`, { method, headers, body, duplex: "half" } as RequestInit);
   const response = await handleRest(request, db);
-  const text = await response.text();
+  const text = response.headers.get("content-type")?.startsWith("text/event-stream") ? await firstEvent(response) : await response.text();
   return {
     status: response.status,
     headers: [...response.headers],
@@ -42,6 +42,20 @@ export async function call(db: TestDatabase, method: string, path: string, optio
     contentType: response.headers.get("content-type"),
     json: () => JSON.parse(text),
   };
+}
+
+/** A live stream's first event (then the stream is cancelled, as a client going away would). */
+async function firstEvent(response: Response): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n\n")) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel();
+  return text.slice(0, text.indexOf("\n\n") + 2);
 }
 
 /** Two answers that must be indistinguishable: same status, same headers, same bytes. */
