@@ -38,8 +38,8 @@ describe("parseInstanceSearch", () => {
 
   it.each<[string, RegExp]>([
     ["1b2", /at least 4 characters/],
-    ["1b2c3d4e5f601", /Search by an id/],
-    ["order 12", /Search by an id/],
+    ["1b2c3d4e5f601", /Search by a whole id, the start of a short id/],
+    ["order 12", /Search by a whole id, the start of a short id/],
     ["data.order =", /Give data.order a value/],
     ["order = 12", /“order” is not a path under context.data/],
     ["data = 12", /“data” is not a path under context.data/],

@@ -39,7 +39,7 @@ export type InstanceSearch = z.output<typeof InstanceSearchSchema>;
 /** The keys under context.data that a context search's path names (`data.a.b` -> [a, b]). */
 export const contextPathKeys = (path: string) => path.split(".").slice(1);
 
-export const SEARCH_HINT = `an id, at least ${SHORT_ID_MIN_PREFIX} characters of a short id, or a context field such as data.order = "A-102"`;
+export const SEARCH_HINT = `a whole id, the start of a short id (${SHORT_ID_MIN_PREFIX} characters or more), or a context field such as data.order = "A-102"`;
 
 /**
  * The box's text as a search: null when it is empty, else the search or why it is not one.

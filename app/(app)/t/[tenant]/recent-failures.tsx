@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
-import { shortId } from "./instances/instance-ui";
+import { ShortId } from "./instances/instance-ui";
 
 /** The tenant's last 10 failed instances, newest first, each linking to its detail page. */
 export function RecentFailures({ tenantId }: { tenantId: string }) {
@@ -28,13 +28,13 @@ export function RecentFailures({ tenantId }: { tenantId: string }) {
             <tr key={f.id}>
               <td>
                 <Link href={`/t/${tenantId}/instances/${f.id}`} title={f.id}>
-                  <code>{shortId(f.id)}</code>
+                  <ShortId id={f.id} />
                   <span className="visually-hidden"> (open instance)</span>
                 </Link>
               </td>
               <td>
                 {f.sequenceName === null ? (
-                  <span className="muted">missing <code>{shortId(f.sequenceId)}</code></span>
+                  <span className="muted">missing <ShortId id={f.sequenceId} /></span>
                 ) : (
                   <>
                     {f.sequenceName} <span className="muted">v{f.sequenceVersion}</span>

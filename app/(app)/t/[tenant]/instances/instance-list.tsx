@@ -5,7 +5,10 @@ import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
-import { INSTANCE_STATES, InstanceStateBadge, shortId, Time, type InstanceState } from "./instance-ui";
+import { INSTANCE_STATES, InstanceStateBadge, ShortId, Time, type InstanceState } from "./instance-ui";
+import { InstanceSearchBox } from "./instance-search-box";
+import styles from "./instance-search.module.css";
+import { parseInstanceSearch } from "../../../../../engine/instance-search.ts";
 import { UUID_PATTERN } from "../../../../../engine/model.ts";
 
 const PAGE_SIZE = 50;
@@ -18,12 +21,17 @@ interface Filters {
   /** `<input type="datetime-local">` values: the reader's local time. */
   after: string;
   before: string;
+  /** The search box's text (engine/instance-search.ts reads it). */
+  q: string;
 }
 
 function readFilters(params: URLSearchParams): Filters {
   const states = (params.get("state") ?? "").split(",").filter((s): s is InstanceState => (INSTANCE_STATES as readonly string[]).includes(s));
   const sequence = params.get("sequence") ?? "";
-  return { states, sequence: UUID_PATTERN.test(sequence) ? sequence : "", after: params.get("after") ?? "", before: params.get("before") ?? "" };
+  return {
+    states, sequence: UUID_PATTERN.test(sequence) ? sequence : "", after: params.get("after") ?? "", before: params.get("before") ?? "",
+    q: params.get("q") ?? "",
+  };
 }
 
 function writeFilters(filters: Filters): string {
@@ -32,6 +40,7 @@ function writeFilters(filters: Filters): string {
   if (filters.sequence) params.set("sequence", filters.sequence);
   if (filters.after) params.set("after", filters.after);
   if (filters.before) params.set("before", filters.before);
+  if (filters.q.trim()) params.set("q", filters.q.trim());
   return params.toString();
 }
 
@@ -51,7 +60,11 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
     const query = writeFilters({ ...filters, ...next });
     window.history.replaceState(null, "", query ? `${pathname}?${query}` : pathname);
   };
-  const filtered = filters.states.length > 0 || Boolean(filters.sequence || filters.after || filters.before);
+  const narrowed = filters.states.length > 0 || Boolean(filters.sequence || filters.after || filters.before);
+  const filtered = narrowed || filters.q.trim() !== "";
+  const parsed = parseInstanceSearch(filters.q);
+  const search = parsed !== null && "search" in parsed ? parsed.search : undefined;
+  const searchError = parsed !== null && "error" in parsed ? parsed.error : null;
 
   const input = {
     tenantId,
@@ -60,6 +73,7 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
     sequenceId: filters.sequence || undefined,
     createdAfter: instant(filters.after),
     createdBefore: instant(filters.before),
+    search,
   };
   const list = useInfiniteQuery(
     trpc.instances.list.infiniteQueryOptions(input, {
@@ -68,6 +82,8 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
       // them under the reader, so live refresh stops once more pages are loaded.
       refetchInterval: (query) => ((query.state.data?.pages.length ?? 1) <= 1 ? LIVE_MS : false),
       placeholderData: keepPreviousData,
+      // Text that is no search asks nothing: the box says what is wrong with it.
+      enabled: searchError === null,
     }),
   );
   const sequences = useQuery(trpc.overview.sequences.queryOptions({ tenantId }));
@@ -75,12 +91,16 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
   const pages = list.data?.pages ?? [];
   const items = pages.flatMap((page) => page.items);
   const live = pages.length <= 1;
+  const searching = search !== undefined && list.isPlaceholderData;
+  // A whole id the tenant has: offered as a link straight to it.
+  const exact = search?.kind === "id" && !list.isPlaceholderData ? items.find((item) => item.id === search.id) : undefined;
 
   return (
     <>
       <section className="card" aria-labelledby="filters-heading">
         <h2 id="filters-heading">Filters</h2>
         <form className="filters" role="search" aria-label="Filter instances" onSubmit={(event) => event.preventDefault()}>
+          <InstanceSearchBox applied={filters.q} onApply={(q) => setFilters({ q })} error={searchError} searching={searching} />
           <fieldset className="checks">
             <legend>State</legend>
             <div className="checks-row">
@@ -133,7 +153,7 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
             Created before
             <input className="input" type="datetime-local" value={filters.before} onChange={(event) => setFilters({ before: event.target.value })} />
           </label>
-          <button type="button" className="btn" onClick={() => setFilters({ states: [], sequence: "", after: "", before: "" })} disabled={!filtered}>
+          <button type="button" className="btn" onClick={() => setFilters({ states: [], sequence: "", after: "", before: "", q: "" })} disabled={!filtered}>
             Clear filters
           </button>
         </form>
@@ -141,14 +161,30 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
 
       <section className="card" aria-labelledby="instances-heading">
         <h2 id="instances-heading">Instances</h2>
-        {!list.data && list.error ? (
+        {exact && (
+          <p className={`notice ${styles.found}`} role="status">
+            <span>
+              Instance <ShortId id={exact.id} /> has this id.
+            </span>
+            <Link className="btn btn-small" href={`/t/${tenantId}/instances/${exact.id}`}>
+              Open instance
+            </Link>
+          </p>
+        )}
+        {searchError !== null ? (
+          <p className="empty">Nothing searched: the search box says what it needs.</p>
+        ) : !list.data && list.error ? (
           <QueryError error={list.error} />
         ) : !list.data ? (
           <div className="skeleton" aria-busy="true" aria-label="Loading instances" />
-        ) : items.length === 0 ? (
+        ) : items.length === 0 && !searching ? (
           <p className="empty">
-            {filtered ? "No instances match these filters." : "No instances yet. Start one through the REST API or the editor."}
+            {search !== undefined
+              ? <>No instance matches “{filters.q.trim()}”{narrowed && " with these filters"}.</>
+              : filtered ? "No instances match these filters." : "No instances yet. Start one through the REST API or the editor."}
           </p>
+        ) : items.length === 0 ? (
+          <div className="skeleton" aria-busy="true" aria-label="Searching instances" />
         ) : (
           <>
             <div className="table-wrap">
@@ -167,14 +203,14 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
                     <tr key={item.id}>
                       <td>
                         <Link href={`/t/${tenantId}/instances/${item.id}`} title={item.id}>
-                          <code>{shortId(item.id)}</code>
+                          <ShortId id={item.id} />
                           <span className="visually-hidden"> (open instance)</span>
                         </Link>
                       </td>
                       <td>
                         {item.sequenceName === null ? (
                           <span className="muted">
-                            missing <code>{shortId(item.sequenceId)}</code>
+                            missing <ShortId id={item.sequenceId} />
                           </span>
                         ) : (
                           <>
@@ -200,6 +236,8 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
               )}
               <span className="muted">
                 Showing {items.length.toLocaleString()} {items.length === 1 ? "instance" : "instances"}
+                {/* What the rows are the answer to; while the next search is read they are the last one's. */}
+                {search !== undefined && !searching && <> matching “{filters.q.trim()}”</>}
                 {live && <> · refreshes every {LIVE_MS / 1_000} s</>}
               </span>
               {!live && (

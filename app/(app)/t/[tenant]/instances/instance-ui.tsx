@@ -1,8 +1,9 @@
 "use client";
 
-// Pieces shared by the instance list and the detail page: state badges and timestamps.
+// Pieces shared by the instance list and the detail page: state badges, timestamps and short ids.
 
 import type { InstanceState } from "../../../../../engine/model.ts";
+import { shortId } from "../../../../../engine/short-id.ts";
 
 export { INSTANCE_STATES, type InstanceState } from "../../../../../engine/model.ts";
 
@@ -49,6 +50,13 @@ export function Time({ iso }: { iso: string | null }) {
   );
 }
 
-/** The first block of a UUID: enough to tell instances apart on screen. */
-export const shortId = (id: string) => id.slice(0, 8);
+/** An id's random last group (engine/short-id.ts): ids of one batch start alike, they end apart. */
+export { shortId };
+
+/** A short id on screen, the whole id in its title (and for the search box, which finds either). */
+export function ShortId({ id }: { id: string }) {
+  return (
+    <code title={id}>{shortId(id)}</code>
+  );
+}
 

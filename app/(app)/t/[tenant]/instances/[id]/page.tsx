@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { shortId } from "../../../../../../engine/short-id.ts";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
 import { InstanceDetail } from "./instance-detail";
 
@@ -8,7 +9,7 @@ type Params = Promise<{ tenant: string; id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { id } = await params;
-  return { title: `Instance ${id.slice(0, 8)}` };
+  return { title: `Instance ${shortId(id)}` };
 }
 
 export default async function TenantInstancePage({ params }: { params: Params }) {

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { shortId } from "../../../../../../engine/short-id.ts";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
 import { Editor } from "../editor/editor";
 import type { SequenceDoc } from "../editor/model.ts";
@@ -10,7 +11,7 @@ type Params = Promise<{ tenant: string; id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { id } = await params;
-  return { title: `Sequence ${id.slice(0, 8)}` };
+  return { title: `Sequence ${shortId(id)}` };
 }
 
 export default async function SequencePage({ params }: { params: Params }) {
