@@ -1,59 +1,86 @@
 "use client";
 
-import { Handle, Position, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type NodeChange, type NodeProps, type Node } from "@xyflow/react";
+import { ReactFlow, ReactFlowProvider, useReactFlow, type NodeChange, type NodeProps, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useEffect, useMemo, useState } from "react";
-import { buildFlow, type BlockNodeData, type FlowNode, type Selection, type SlotNodeData } from "./flow.ts";
+import { isCall, summaryOf } from "../../../../../_components/sequence-graph/arms.ts";
+import { edgeTypes, Handles, sharedNodeTypes, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
+import { buildFlow, listedPath, type AfterNodeData, type BlockNodeData, type FlowNode, type Selection, type SlotNodeData } from "./flow.ts";
 import type { Path, SequenceDoc } from "./model.ts";
 
-const FIT = { maxZoom: 1, padding: 0.2 } as const;
+const FIT = { maxZoom: 1, padding: 0.1 } as const;
 
 function BlockNode({ data }: NodeProps<Node<BlockNodeData, "block">>) {
   const { block, problems } = data;
-  const detail = block.type === "step" ? (typeof block.handler === "string" && block.handler ? block.handler : "no handler") : null;
+  const detail = summaryOf(block);
   const className = ["seq-node", data.composite ? "seq-node-composite" : "", problems.length ? "seq-node-invalid" : "", data.selected ? "seq-node-selected" : ""]
     .filter(Boolean)
     .join(" ");
   return (
     <div className={className} data-block-id={block.id}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <Handles />
       <div className="seq-node-head">
         <span className="seq-node-type">{block.type}</span> <strong>{block.id || "(no id)"}</strong>
       </div>
-      {detail && <div className="seq-node-detail">{detail}</div>}
+      {detail && (
+        <div className={`seq-node-detail${isCall(block) ? "" : " seq-node-summary"}`} title={detail}>
+          {detail}
+        </div>
+      )}
       {problems.length > 0 && (
-        <p className="seq-node-error" role="alert">
+        <p className="seq-node-error" role="alert" title={problems.join("\n")}>
           {problems[0]}
           {problems.length > 1 ? ` (+${problems.length - 1} more)` : ""}
         </p>
       )}
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
   );
 }
 
 function SlotNode({ data }: NodeProps<Node<SlotNodeData, "slot">>) {
   return (
-    <div className={`seq-slot${data.selected ? " seq-node-selected" : ""}`}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
+    <div className={`seq-slot${data.selected ? " seq-node-selected" : ""}`} data-slot={data.label}>
+      <Handles />
       empty {data.label}: select, then add a block
     </div>
   );
 }
 
-const nodeTypes = { block: BlockNode, slot: SlotNode };
+function AfterNode({ data }: NodeProps<Node<AfterNodeData, "after">>) {
+  return (
+    <div className={`seq-after${data.selected ? " seq-node-selected" : ""}`} data-after={data.blockId} title={`Select, then add a block after ${data.blockId}`}>
+      <Handles />+ after {data.blockId}
+    </div>
+  );
+}
+
+const nodeTypes = { block: BlockNode, slot: SlotNode, after: AfterNode, ...sharedNodeTypes };
 
 export interface CanvasProps {
   doc: SequenceDoc;
   problems: ReadonlyMap<string, string[]>;
   selection: Selection;
   onSelect(selection: Selection): void;
-  /** A block dropped on another block (goes after it) or on an empty list (goes into it). */
+  /** A block dropped on another block or after a composite (goes after it) or on an empty list (goes into it). */
   onDrop(from: Path, target: Selection): void;
 }
 
+/** What clicking (or dropping on) a node selects; joins and frames select nothing. */
+function selectionOf(node: FlowNode): Selection {
+  switch (node.data.kind) {
+    case "block":
+      return { kind: "block", path: listedPath(node.data.path) };
+    case "slot":
+      return { kind: "slot", list: node.data.list };
+    case "after":
+      return { kind: "after", path: node.data.path };
+    default:
+      return null;
+  }
+}
+
 function FlowCanvas({ doc, problems, selection, onSelect, onDrop }: CanvasProps) {
-  const flow = useReactFlow<FlowNode, Edge>();
+  const flow = useReactFlow<FlowNode, RouteEdge>();
   const { nodes, edges } = useMemo(() => buildFlow(doc, problems, selection), [doc, problems, selection]);
   // Keep the whole tree in view as blocks come and go, never zoomed in past 100 %.
   const count = nodes.length;
@@ -70,27 +97,31 @@ function FlowCanvas({ doc, problems, selection, onSelect, onDrop }: CanvasProps)
     }
   };
 
-  const selectionOf = (node: FlowNode): Selection =>
-    node.data.kind === "block" ? { kind: "block", path: node.data.path } : { kind: "slot", list: node.data.list };
-
   return (
-    <ReactFlow<FlowNode, Edge>
+    <ReactFlow<FlowNode, RouteEdge>
       nodes={shown}
       edges={edges}
       nodeTypes={nodeTypes}
+      edgeTypes={edgeTypes}
       onNodesChange={onNodesChange}
       nodesConnectable={false}
-      onNodeClick={(_, node) => onSelect(selectionOf(node))}
+      onNodeClick={(_, node) => {
+        const selected = selectionOf(node);
+        if (selected) onSelect(selected);
+      }}
       onPaneClick={() => onSelect(null)}
       onNodeDragStop={(_, node) => {
         setDrag(null);
         if (node.data.kind !== "block") return;
-        const target = flow.getIntersectingNodes(node).find((other) => other.id !== node.id);
-        if (target) onDrop(node.data.path, selectionOf(target));
+        const target = flow
+          .getIntersectingNodes(node)
+          .map((other) => (other.id === node.id ? null : selectionOf(other)))
+          .find((selected) => selected !== null);
+        if (target) onDrop(node.data.path, target);
       }}
       fitView
       fitViewOptions={FIT}
-      minZoom={0.2}
+      minZoom={0.1}
       proOptions={{ hideAttribution: true }}
       aria-label="Sequence canvas"
     />

@@ -87,7 +87,13 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
   const selectedPath = selection?.kind === "block" && isBlock(selectedBlock) ? selection.path : null;
 
   const add = (type: string) => {
-    const where = selectedPath ? { after: selectedPath } : selection?.kind === "slot" ? { into: selection.list } : { into: ["blocks"] };
+    const where = selectedPath
+      ? { after: selectedPath }
+      : selection?.kind === "after"
+        ? { after: selection.path }
+        : selection?.kind === "slot"
+          ? { into: selection.list }
+          : { into: ["blocks"] };
     const added = addBlock(doc, type, where);
     change(added.doc, { kind: "block", path: added.path });
   };
@@ -97,6 +103,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
     if (!target) return;
     if (target.kind === "slot") return moveResult(moveBlockTo(doc, from, target.list, 0));
     if (samePath(target.path, from)) return;
+    // On a block or on the slot after a composite: it goes right after that block.
     const { list, index } = splitBlockPath(target.path);
     moveResult(moveBlockTo(doc, from, list, index + 1));
   };
@@ -162,9 +169,12 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
   // ---------------------------------------------------------------- rendering
 
   const outline = allBlocks(doc);
+  const afterBlock = selection?.kind === "after" ? getAt(doc, selection.path) : undefined;
   const whereLabel = selectedPath
     ? `after ${String((selectedBlock as JsonBlock).id)}`
-    : selection?.kind === "slot"
+    : isBlock(afterBlock)
+      ? `after ${afterBlock.id}`
+      : selection?.kind === "slot"
       ? "into the selected empty list"
       : "at the end";
 

@@ -1,65 +1,60 @@
-// The block tree as a flow graph for @xyflow/react, laid out top-down by dagre: a node per block,
-// a composite drawn as a fork node with labelled edges to the first block of each branch (or to
-// an "empty" drop target), and an edge between blocks that follow each other in a list.
-import dagre from "@dagrejs/dagre";
-import type { Edge, Node } from "@xyflow/react";
-import { getAt, isBlock, pathKey, slotsOf, type JsonBlock, type Path, type SequenceDoc } from "./model.ts";
+// The editor's block tree as @xyflow/react nodes and edges, placed by the shared execution-order
+// layout (app/_components/sequence-graph/layout.ts): blocks, their slots (empty lists and the
+// place after each composite), joins and frames, with selection and validation problems.
+import type { Node } from "@xyflow/react";
+import { flowEdges, geometry, sharedNode, type FrameNodeData, type JoinNodeData, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
+import { layoutBlocks, NODE_HEIGHT } from "../../../../../_components/sequence-graph/layout.ts";
+import { pathKey, type JsonBlock, type Path, type SequenceDoc } from "./model.ts";
 
-export const NODE_WIDTH = 220;
-export const NODE_HEIGHT = 64;
+/** A block showing a validation message gets the room for two lines of it. */
+const PROBLEM_HEIGHT = 96;
 
 export type BlockNodeData = { kind: "block"; block: JsonBlock; path: Path; composite: boolean; problems: string[]; selected: boolean };
 export type SlotNodeData = { kind: "slot"; list: Path; label: string; selected: boolean };
-export type FlowNode = Node<BlockNodeData, "block"> | Node<SlotNodeData, "slot">;
+export type AfterNodeData = { kind: "after"; path: Path; blockId: string; selected: boolean };
+export type FlowNode =
+  | Node<BlockNodeData, "block">
+  | Node<SlotNodeData, "slot">
+  | Node<AfterNodeData, "after">
+  | Node<JoinNodeData, "join">
+  | Node<FrameNodeData, "frame">;
 
-export type Selection = { kind: "block"; path: Path } | { kind: "slot"; list: Path } | null;
+/** What is selected: a block, an empty list (add into it), or the place after a composite. */
+export type Selection = { kind: "block"; path: Path } | { kind: "slot"; list: Path } | { kind: "after"; path: Path } | null;
 
-export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string[]>, selection: Selection): { nodes: FlowNode[]; edges: Edge[] } {
-  const nodes: FlowNode[] = [];
-  const edges: Edge[] = [];
-  const selectedKey = selection ? pathKey(selection.kind === "block" ? selection.path : selection.list) : null;
+/**
+ * A saga's action or compensation is a single block, not an item of a list: it cannot be moved,
+ * deleted or added after, so selecting it selects its saga (edited as JSON).
+ */
+export const isSagaPart = (path: Path) => path[path.length - 1] === "action" || path[path.length - 1] === "compensation";
+export const listedPath = (path: Path): Path => (isSagaPart(path) ? path.slice(0, -3) : path);
 
-  /** Draws a list; returns the id of its first node (or its placeholder). */
-  const list = (value: unknown, at: Path, label: string): string => {
-    const blocks = Array.isArray(value) ? value.filter(isBlock) : [];
-    if (blocks.length === 0) {
-      const id = `slot:${pathKey(at)}`;
-      nodes.push({ id, type: "slot", position: { x: 0, y: 0 }, data: { kind: "slot", list: at, label, selected: selectedKey === pathKey(at) } });
-      return id;
-    }
-    let previous: string | null = null;
-    let first = "";
-    blocks.forEach((block, index) => {
-      const path = [...at, index];
-      const id = pathKey(path);
-      const slots = slotsOf(block);
-      nodes.push({
-        id,
-        type: "block",
-        position: { x: 0, y: 0 },
-        data: { kind: "block", block, path, composite: slots.length > 0, problems: problems.get(id) ?? [], selected: selectedKey === id },
-      });
-      for (const slot of slots) {
-        const child = list(getAt(block, slot.path), [...path, ...slot.path], slot.label);
-        edges.push({ id: `${id}->${child}`, source: id, target: child, label: slot.label, className: "seq-edge-branch" });
+export function selectionKey(selection: Selection): string | null {
+  if (!selection) return null;
+  if (selection.kind === "slot") return `slot:${pathKey(selection.list)}`;
+  if (selection.kind === "after") return `after:${pathKey(selection.path)}`;
+  return pathKey(selection.path);
+}
+
+export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string[]>, selection: Selection): { nodes: FlowNode[]; edges: RouteEdge[] } {
+  const layout = layoutBlocks(doc.blocks, {
+    editable: true,
+    heightOf: (_, path) => (problems.get(pathKey(path))?.length ? PROBLEM_HEIGHT : NODE_HEIGHT),
+  });
+  const selected = selectionKey(selection);
+  const nodes = layout.nodes.map((node): FlowNode => {
+    switch (node.kind) {
+      case "block": {
+        const data: BlockNodeData = { kind: "block", block: node.block, path: node.path, composite: node.composite, problems: problems.get(node.id) ?? [], selected: selected === node.id };
+        return { id: node.id, type: "block", ...geometry(node), draggable: !isSagaPart(node.path), data };
       }
-      if (previous) edges.push({ id: `${previous}->${id}`, source: previous, target: id });
-      else first = id;
-      previous = id;
-    });
-    return first;
-  };
-  list(doc.blocks, ["blocks"], "blocks");
-
-  const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: "TB", nodesep: 30, ranksep: 50 });
-  graph.setDefaultEdgeLabel(() => ({}));
-  for (const node of nodes) graph.setNode(node.id, { width: NODE_WIDTH, height: NODE_HEIGHT });
-  for (const edge of edges) graph.setEdge(edge.source, edge.target);
-  dagre.layout(graph);
-  for (const node of nodes) {
-    const placed = graph.node(node.id);
-    node.position = { x: placed.x - NODE_WIDTH / 2, y: placed.y - NODE_HEIGHT / 2 };
-  }
-  return { nodes, edges };
+      case "slot":
+        return { id: node.id, type: "slot", ...geometry(node), draggable: false, data: { kind: "slot", list: node.list, label: node.label, selected: selected === node.id } };
+      case "after":
+        return { id: node.id, type: "after", ...geometry(node), draggable: false, data: { kind: "after", path: node.path, blockId: node.block.id, selected: selected === node.id } };
+      default:
+        return sharedNode(node);
+    }
+  });
+  return { nodes, edges: flowEdges(layout) };
 }

@@ -165,20 +165,40 @@ describe("history", () => {
 });
 
 describe("the flow graph", () => {
-  it("draws blocks, labelled branch edges, empty-list targets and pinned problems, laid out top-down", async () => {
+  it("draws blocks in execution order with labelled branches, empty-list and after-composite slots and pinned problems", async () => {
     const { buildFlow } = await import("./flow.ts");
     const doc = base([{ ...newBlock("parallel", "p"), branches: [[step("a")], []] }, step("z", "")]);
     const problems = new Map([[JSON.stringify(["blocks", 1]), ["block `z`: handler name must not be empty"]]]);
     const { nodes, edges } = buildFlow(doc, problems, { kind: "block", path: ["blocks", 0] });
-    expect(nodes.map((n) => n.id)).toEqual(['["blocks",0]', '["blocks",0,"branches",0,0]', 'slot:["blocks",0,"branches",1]', '["blocks",1]']);
-    expect(edges.map((e) => [e.source, e.target, e.label ?? null])).toEqual([
+    expect(nodes.map((n) => n.id)).toEqual([
+      '["blocks",0]',
+      '["blocks",0,"branches",0,0]',
+      'slot:["blocks",0,"branches",1]',
+      'join:["blocks",0]',
+      'after:["blocks",0]',
+      '["blocks",1]',
+    ]);
+    expect(edges.map((e) => [e.source, e.target, e.data?.label ?? null])).toEqual([
       ['["blocks",0]', '["blocks",0,"branches",0,0]', "branch 1"],
+      ['["blocks",0,"branches",0,0]', 'join:["blocks",0]', null],
       ['["blocks",0]', 'slot:["blocks",0,"branches",1]', "branch 2"],
-      ['["blocks",0]', '["blocks",1]', null],
+      ['slot:["blocks",0,"branches",1]', 'join:["blocks",0]', null],
+      ['join:["blocks",0]', 'after:["blocks",0]', null],
+      ['after:["blocks",0]', '["blocks",1]', null],
     ]);
     const byId = new Map(nodes.map((n) => [n.id, n]));
-    expect(byId.get('["blocks",0]')!.data.selected).toBe(true);
+    expect(byId.get('["blocks",0]')!.data).toMatchObject({ selected: true });
     expect(byId.get('["blocks",1]')!.data).toMatchObject({ problems: ["block `z`: handler name must not be empty"] });
-    expect(byId.get('["blocks",0,"branches",0,0]')!.position.y).toBeGreaterThan(byId.get('["blocks",0]')!.position.y);
+    // A block with a problem gets the room to show it.
+    expect(byId.get('["blocks",1]')!.height).toBeGreaterThan(byId.get('["blocks",0]')!.height!);
+    expect(byId.get('["blocks",1]')!.position.y).toBeGreaterThan(byId.get('after:["blocks",0]')!.position.y);
+  });
+
+  it("selects the saga when one of its actions is picked, and draws no absent finally", async () => {
+    const { buildFlow, listedPath } = await import("./flow.ts");
+    expect(listedPath(["blocks", 0, "steps", 1, "action"])).toEqual(["blocks", 0]);
+    expect(listedPath(["blocks", 0, "branches", 1, 0])).toEqual(["blocks", 0, "branches", 1, 0]);
+    const { nodes } = buildFlow(base([{ ...newBlock("try_catch", "t"), try_block: [step("a")] }]), new Map(), null);
+    expect(nodes.filter((n) => n.type === "slot").map((n) => n.data.kind === "slot" && n.data.label)).toEqual(["catch"]);
   });
 });

@@ -4,14 +4,10 @@
 // No React, no Node: unit-tested on its own (model.test.ts).
 import type { BlockType } from "../../../../../../engine/sequence/schema.ts";
 import type { Path } from "../../../../../../engine/sequence/walk.ts";
+import { armsOf, getAt, isBlock, isRecord, pathKey, type Arm, type JsonBlock } from "../../../../../_components/sequence-graph/arms.ts";
 
-export type { Path };
-
-export interface JsonBlock {
-  type: string;
-  id: string;
-  [field: string]: unknown;
-}
+export type { Path, JsonBlock };
+export { getAt, isBlock, pathKey };
 
 export interface SequenceDoc {
   blocks: JsonBlock[];
@@ -23,24 +19,7 @@ export const BLOCK_TYPES: readonly BlockType[] = [
   "step", "parallel", "race", "router", "loop", "for_each", "try_catch", "sub_sequence", "a_b_split", "cancellation_scope", "saga",
 ];
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-export function isBlock(value: unknown): value is JsonBlock {
-  return isRecord(value) && typeof value.type === "string" && "id" in value;
-}
-
 // ------------------------------------------------------------------ paths
-
-export function getAt(root: unknown, path: Path): unknown {
-  let node = root;
-  for (const key of path) {
-    if (Array.isArray(node) && typeof key === "number") node = node[key];
-    else if (isRecord(node) && typeof key === "string") node = node[key];
-    else return undefined;
-  }
-  return node;
-}
 
 /** A copy of `root` with the value at `path` replaced (copy on write along the path only). */
 export function setAt<T>(root: T, path: Path, value: unknown): T {
@@ -57,7 +36,6 @@ export function setAt<T>(root: T, path: Path, value: unknown): T {
 
 export const samePath = (a: Path, b: Path) => a.length === b.length && a.every((key, index) => key === b[index]);
 const startsWith = (path: Path, prefix: Path) => prefix.length <= path.length && prefix.every((key, index) => key === path[index]);
-export const pathKey = (path: Path) => JSON.stringify(path);
 
 /** The list a block sits in and its index there. */
 export function splitBlockPath(path: Path): { list: Path; index: number } {
@@ -68,54 +46,13 @@ export function splitBlockPath(path: Path): { list: Path; index: number } {
 
 // ------------------------------------------------------------------ the slots of a block
 
-export interface Slot {
-  /** Relative to the block: `["branches", 1]`, `["body"]`, `["routes", 0, "blocks"]`… */
-  path: Path;
-  label: string;
-  /** True for `default`/`finally_block`, which may be `null` (absent) rather than a list. */
-  nullable?: boolean;
-}
+export type Slot = Arm;
 
-/** The block lists directly inside `block` (saga steps hold single blocks and are edited as JSON). */
-export function slotsOf(block: JsonBlock): Slot[] {
-  const array = (key: string) => (Array.isArray(block[key]) ? (block[key] as unknown[]) : []);
-  switch (block.type) {
-    case "parallel":
-    case "race":
-      return array("branches").map((_, index) => ({ path: ["branches", index], label: `branch ${index + 1}` }));
-    case "loop":
-    case "for_each":
-      return [{ path: ["body"], label: "body" }];
-    case "router":
-      return [
-        ...array("routes").map((route, index) => ({
-          path: ["routes", index, "blocks"],
-          label: `route ${index + 1}${isRecord(route) && typeof route.condition === "string" && route.condition ? `: ${route.condition}` : ""}`,
-        })),
-        { path: ["default"], label: "default", nullable: true },
-      ];
-    case "try_catch":
-      return [
-        { path: ["try_block"], label: "try" },
-        { path: ["catch_block"], label: "catch" },
-        { path: ["finally_block"], label: "finally", nullable: true },
-      ];
-    case "a_b_split":
-    case "ab_split":
-      return array("variants").map((variant, index) => ({
-        path: ["variants", index, "blocks"],
-        label: `variant ${isRecord(variant) && typeof variant.name === "string" && variant.name ? variant.name : index + 1}`,
-      }));
-    case "cancellation_scope":
-      return [{ path: ["blocks"], label: "blocks" }];
-    default:
-      return [];
-  }
-}
-
-export function isComposite(block: JsonBlock): boolean {
-  return slotsOf(block).length > 0 || block.type === "parallel" || block.type === "race" || block.type === "a_b_split" || block.type === "saga";
-}
+/**
+ * The block lists directly inside `block`, in execution order (saga steps hold single blocks and
+ * are edited as JSON). An absent default/finally is no slot: the inspector's checkbox adds it.
+ */
+export const slotsOf = (block: JsonBlock): Slot[] => armsOf(block);
 
 /** The blocks of a slot (a `null` default/finally reads as empty). */
 export function slotBlocks(block: JsonBlock, slot: Path): JsonBlock[] {
