@@ -14,6 +14,7 @@ import { describeInstance } from "../read-model/describe-instance.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import { asTenantId } from "../storage/index.ts";
 import { getInstance } from "../storage/instance-records.ts";
+import { retryInstance } from "../storage/rerun.ts";
 import { enqueueSignalIfActive } from "../storage/signals.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../storage/worker-tasks.ts";
 
@@ -25,9 +26,12 @@ let vendorUrl = "";
 
 beforeAll(async () => {
   db = await freshDatabase();
-  // Answers 503 "vendor down" on /down, and its JSON `{ ok: true }` anywhere else.
+  // Answers 503 "vendor down" on /down (and on /down-once the first time), `{ ok: true }` otherwise.
+  let downOnce = true;
   vendor = http.createServer((req, res) => {
-    if (req.url === "/down") {
+    const once = req.url === "/down-once" && downOnce;
+    if (once) downOnce = false;
+    if (req.url === "/down" || once) {
       res.writeHead(503, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: "vendor down" }));
     } else res.end(JSON.stringify({ ok: true }));
@@ -111,6 +115,20 @@ describe("run facts", () => {
       message: expect.stringContaining("vendor down"),
       errors: [{ block_id: "flaky", retryable: true, code: "http_status", handler: "http_request", http_status: 503 }],
     });
+  });
+
+  it("a failed instance records its cause and the fingerprint failures are grouped by; a retry clears them", async () => {
+    const id = await start([step("first", "noop"), step("charge", "http_request", { url: `${vendorUrl}/down-once`, method: "GET" })]);
+    await until(id, (r) => r.state === "failed");
+    const cause = async () => (await db.sql.query("SELECT failed_block, error_message, error_fingerprint FROM task_instances WHERE id = $1", [id])).rows[0];
+    expect(await cause()).toEqual({
+      failed_block: "charge",
+      error_message: expect.stringMatching(/^HTTP 503 Service Unavailable.*vendor down/),
+      error_fingerprint: expect.stringMatching(/^http_request: HTTP # Service Unavailable.*vendor down/),
+    });
+    await retryInstance(db.sql, TENANT, id);
+    await until(id, (r) => r.state === "completed");
+    expect(await cause()).toEqual({ failed_block: null, error_message: null, error_fingerprint: null });
   });
 
   it("a worker task's attempt records its worker, and its failure the worker's message", async () => {

@@ -7,6 +7,7 @@ import { evaluateCondition } from "../sequence/expression.ts";
 import type { Block, Sequence, StepBlock } from "../sequence/schema.ts";
 import type { ClaimedInstance, ClaimedRow, OutputRow, Progress, RunFacts } from "../storage/index.ts";
 import type { ProgressWriter } from "./progress-writer.ts";
+import { failureCause } from "./failure-cause.ts";
 import { mayRetry, nextAttemptAt } from "./retry.ts";
 import { readTreeCursor } from "./tree/cursor.ts";
 import {
@@ -215,6 +216,7 @@ export class RunState {
       this.running.clear();
       this.showCurrent();
     }
+    this.facts.failure = state === "failed" ? failureCause(this.cursor, this.blocks()) : null;
     const written = await writer.commit({
       instanceId: id, tenantId, leaseEpoch, state, cursor: this.cursor, outputs, signalsApplied, facts: { ...this.facts },
       ...(changed ? { dataPatch: patch } : {}), ...extra,

@@ -9,6 +9,8 @@ export interface BulkFilter {
   states?: readonly InstanceState[];
   /** Top-level `metadata` keys equal to these strings, all of them. */
   metadata?: Readonly<Record<string, string>>;
+  /** The web app's Failed view: failed instances of one failure group (not a wire-format K field). */
+  errorFingerprint?: string;
 }
 
 /**
@@ -22,5 +24,6 @@ export function filterConditions(filter: BulkFilter, values: unknown[], alias = 
   if (filter.sequenceId !== undefined) where.push(`${alias}.sequence_id = ${param(filter.sequenceId)}::uuid`);
   if (filter.states !== undefined && filter.states.length > 0) where.push(`${alias}.state = ANY(${param(filter.states)}::text[])`);
   for (const [key, value] of Object.entries(filter.metadata ?? {})) where.push(`${alias}.metadata ->> ${param(key)} = ${param(value)}`);
+  if (filter.errorFingerprint !== undefined) where.push(`${alias}.error_fingerprint = ${param(filter.errorFingerprint)}`);
   return where;
 }

@@ -24,6 +24,17 @@ export interface RunFacts {
   attempt: number;
   /** Step attempts that ended, successes and failures alike. */
   stepsExecuted: number;
+  /** Why a failed instance failed (its first uncaught step failure); null otherwise. */
+  failure: FailureCause | null;
+}
+
+/** The step failure that failed an instance, and the fingerprint failures are grouped by. */
+export interface FailureCause {
+  blockId: string;
+  message: string;
+  handler: string | null;
+  /** `<handler>: <message with ids and numbers replaced>`, so failures that differ only in those read as one. */
+  fingerprint: string;
 }
 
 export interface ClaimedRow {
@@ -63,6 +74,8 @@ export async function loadClaimed(db: Queryable, ids: string[]): Promise<Claimed
     facts: {
       startedAt: r.started_at?.toISOString() ?? null, currentStep: r.current_step,
       currentStepStartedAt: r.current_step_started_at?.toISOString() ?? null, attempt: r.current_attempt, stepsExecuted: r.steps_executed,
+      // A claimed instance is not failed: a retry cleared its cause.
+      failure: null,
     },
   }));
 }
@@ -192,6 +205,9 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
                     current_step_started_at = CASE WHEN x.facts IS NULL THEN t.current_step_started_at ELSE (x.facts ->> 'currentStepStartedAt')::timestamptz END,
                     current_attempt = CASE WHEN x.facts IS NULL THEN t.current_attempt ELSE (x.facts ->> 'attempt')::int END,
                     steps_executed = CASE WHEN x.facts IS NULL THEN t.steps_executed ELSE (x.facts ->> 'stepsExecuted')::int END,
+                    failed_block = CASE WHEN x.state = 'failed' THEN x.facts #>> '{failure,blockId}' END,
+                    error_message = CASE WHEN x.state = 'failed' THEN x.facts #>> '{failure,message}' END,
+                    error_fingerprint = CASE WHEN x.state = 'failed' THEN x.facts #>> '{failure,fingerprint}' END,
                     -- only a running instance keeps its lease
                     lease_owner = CASE WHEN x.state = 'running' THEN t.lease_owner END,
                     lease_expires_at = CASE WHEN x.state = 'running' THEN t.lease_expires_at END,

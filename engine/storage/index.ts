@@ -18,6 +18,7 @@ import { runBatchAction, type BatchAction } from "./batch-actions.ts";
 import { bulkReschedule, bulkSetState } from "./bulk.ts";
 import type { BulkFilter } from "./bulk-filter.ts";
 import { listDeadLetters, type DeadLetterQuery } from "./dead-letters.ts";
+import { listFailureGroups } from "./failure-groups.ts";
 import { resumeFrom, retryInstance, type ResumeFrom } from "./rerun.ts";
 import { pollInstanceLive, type OutputPosition } from "./live.ts";
 import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
@@ -45,7 +46,7 @@ export { backendOn, backendOptions, StorageBackends, type Backend } from "./back
 export { BackendStore, refusedByDatabase } from "./backend-store.ts";
 export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
 export type { ClaimedInstance } from "./claim.ts";
-export type { ClaimedRow, OutputRow, Progress, RunFacts } from "./execution.ts";
+export type { ClaimedRow, FailureCause, OutputRow, Progress, RunFacts } from "./execution.ts";
 export type { LivePoll, OutputPosition } from "./live.ts";
 export type { ChildCreation, ChildOutcome } from "./children.ts";
 export type { EventLimits } from "./events.ts";
@@ -69,6 +70,7 @@ export { canTransition, TRANSITIONS } from "./instance-state.ts";
 export { BATCH_ACTION_LIMIT, BATCH_ACTIONS, clampBatchLimit, type BatchAction, type BatchActionName, type BatchActionResult } from "./batch-actions.ts";
 export type { BulkFilter } from "./bulk-filter.ts";
 export type { DeadLetterQuery } from "./dead-letters.ts";
+export type { FailureGroup } from "./failure-groups.ts";
 export type { ResumeFrom, ResumedFrom } from "./rerun.ts";
 export { isTerminal } from "../model.ts";
 export { INSTANCE_PAGE_MAX, type InstanceKey } from "./instance-pages.ts";
@@ -220,6 +222,11 @@ export class TenantStore {
   /** The tenant's failed instances, most recently updated first. */
   listDeadLetters(query: DeadLetterQuery) {
     return listDeadLetters(this.db, this.tenantId, query);
+  }
+
+  /** The tenant's failed instances grouped by failure fingerprint, the largest group first. */
+  listFailureGroups(limit: number) {
+    return listFailureGroups(this.db, this.tenantId, limit);
   }
 
   /** A `failed` instance re-runs from its first unfinished top-level block, due now (400 from any other state). */

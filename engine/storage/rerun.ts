@@ -106,6 +106,7 @@ UPDATE task_instances t
    SET state = 'scheduled', next_fire_at = now(), defer_reason = NULL, lease_owner = NULL, lease_expires_at = NULL,
        completed_at = NULL, updated_at = now(), cursor = p.cursor,
        started_at = NULL, current_step = NULL, current_step_started_at = NULL, current_attempt = 0, steps_executed = 0,
+       failed_block = NULL, error_message = NULL, error_fingerprint = NULL,
        context = jsonb_set(${CONTEXT}, '{runtime}', ${RUNTIME} || jsonb_build_object(
          'run_id', p.run_id::text, 'total_steps_executed', 0, 'current_step', NULL, 'current_step_started_at', NULL, 'started_at', NULL))
   FROM unnest($2::uuid[], $3::jsonb[], $4::uuid[]) AS p(id, cursor, run_id)

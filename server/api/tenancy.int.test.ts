@@ -133,6 +133,7 @@ const CASES: Record<string, Case> = {
     input: tenantOnly,
     ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }],
   },
+  "instances.failureGroups": { gate: "tenant", input: tenantOnly },
   "instances.retry": { gate: "tenantAdmin", ids: [{ kind: "instance", input: (tenantId, instanceId) => ({ tenantId, instanceId }) }] },
   "instances.resumeFrom": {
     gate: "tenantAdmin",

@@ -28,6 +28,8 @@ const Filter = z.strictObject({
   sequenceId: uuid("invalid sequence id").optional(),
   states: z.array(z.enum(INSTANCE_STATES)).max(INSTANCE_STATES.length).optional(),
   metadata: z.record(z.string().max(255), z.string().max(1024)).refine((m) => Object.keys(m).length <= 16, "at most 16 metadata keys").optional(),
+  /** One failure group of the Failed view (failureGroups' fingerprint). */
+  errorFingerprint: z.string().min(1).max(300).optional(),
 });
 
 function bulkFilter(input: z.output<typeof Filter>): BulkFilter {
@@ -36,6 +38,7 @@ function bulkFilter(input: z.output<typeof Filter>): BulkFilter {
     ...(input.sequenceId !== undefined ? { sequenceId: input.sequenceId } : {}),
     ...(input.states?.length ? { states: input.states } : {}),
     ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: input.metadata } : {}),
+    ...(input.errorFingerprint !== undefined ? { errorFingerprint: input.errorFingerprint } : {}),
   };
 }
 
@@ -67,6 +70,23 @@ export const instanceActions = {
         updatedAt: iso(row.updatedAt),
       }));
     }),
+
+  /**
+   * The Failed view: failed instances grouped by why they failed, the largest group first. A
+   * group's fingerprint, as `filter.errorFingerprint` of batchAction, retries the whole group.
+   */
+  failureGroups: tenantProcedure
+    .input(z.object({ limit: z.int().min(1).max(200).default(50) }))
+    .query(async ({ ctx, input }) =>
+      (await ctx.store.listFailureGroups(input.limit)).map((group) => ({
+        fingerprint: group.fingerprint,
+        count: group.count,
+        latestAt: group.latestAt.toISOString(),
+        sampleInstanceId: group.sampleInstanceId,
+        sampleMessage: group.sampleMessage,
+        sampleBlock: group.sampleBlock,
+      })),
+    ),
 
   /** A failed instance re-runs from its first unfinished top-level block (BAD_REQUEST from any other state). */
   retry: tenantAdminProcedure.input(z.object({ instanceId: z.string().max(64) })).mutation(async ({ ctx, input }) =>
