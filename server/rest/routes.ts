@@ -15,6 +15,7 @@ import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
   pollTasks, queuePollBody, taskStats,
 } from "./handlers/workers.ts";
+import { streamInstance } from "./handlers/streams.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 export const ROUTES: readonly Route[] = [
@@ -49,6 +50,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/workers/tasks/stats", access: "tenant", notFound: "tenant", handle: taskStats }),
   defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),
   defineRoute({ method: "GET", path: "/instances/{id}/tree", access: "tenant", notFound: "instance", handle: getExecutionTree }),
+  defineRoute({ method: "GET", path: "/instances/{id}/stream", access: "tenant", notFound: "instance", handle: streamInstance }),
   // Circuit breakers (wire-format I). A path naming another tenant answers as a missing tenant does.
   defineRoute({ method: "GET", path: "/circuit-breakers", access: "tenant", notFound: "tenant", handle: listAllBreakers }),
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers", access: "tenant", notFound: "tenant", handle: listTenantBreakers }),
