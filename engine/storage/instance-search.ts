@@ -10,7 +10,7 @@
 //   value by a hash of its whole path, so the tenant is part of every key: a value that thousands
 //   of another tenant's rows hold adds nothing to this tenant's lookup.
 // Both search indexes leave out running rows (cheap commits); those are read through the state index.
-// Migration 20261201150000_instance_search_indexes says why these indexes and what they cost.
+// Migration 20261202140000_instance_search_indexes says why these indexes and what they cost.
 import { AppError } from "../errors.ts";
 import { contextPathKeys, type InstanceSearch } from "../instance-search.ts";
 import { SHORT_ID_LENGTH } from "../short-id.ts";
