@@ -12,10 +12,13 @@
 -- commit mix ran about 20 percent slower). The same indexes over every row cost 2.7 kB more WAL
 -- on every commit, and 25 to 40 percent of the commit rate. A tenant's running rows are few
 -- (the in-flight limits bound them), and a search reads those through the state index.
+--
+-- IF NOT EXISTS: this migration was first named 20261201150000_instance_search_indexes, and a
+-- database that applied it under that name gets it again under this one.
 
 -- Short ids are an id's last 12 hex digits, its random part (engine/short-id.ts). A prefix is
 -- one range of this index. In "C" so the range is plain byte order.
-CREATE INDEX "task_instances_search_short_id_idx"
+CREATE INDEX IF NOT EXISTS "task_instances_search_short_id_idx"
   ON "task_instances" ("tenant_id", (right("id"::text, 12) COLLATE "C"))
   WHERE "state" <> 'running';
 
@@ -23,7 +26,7 @@ CREATE INDEX "task_instances_search_short_id_idx"
 -- value with its whole path, the tenant included, so a value many of another tenant's rows hold
 -- is not in this tenant's lookup. fastupdate collects new entries in a pending list that is
 -- merged in bulk, cheaper per commit than inserting each value's entry where it belongs.
-CREATE INDEX "task_instances_search_data_idx"
+CREATE INDEX IF NOT EXISTS "task_instances_search_data_idx"
   ON "task_instances" USING gin ((jsonb_set('{}'::jsonb, ARRAY["tenant_id"], "context" -> 'data')) jsonb_path_ops)
   WITH (fastupdate = on)
   WHERE "state" <> 'running';
@@ -31,5 +34,5 @@ CREATE INDEX "task_instances_search_data_idx"
 -- Statistics on the same expression, so the planner knows how many of a tenant's rows hold a
 -- value (a partial index's expression gets none): for a rare value it reads this index, for a
 -- value most rows hold it walks the tenant's newest rows and stops when the page is full.
-CREATE STATISTICS "task_instances_search_data_stats"
+CREATE STATISTICS IF NOT EXISTS "task_instances_search_data_stats"
   ON (jsonb_set('{}'::jsonb, ARRAY["tenant_id"], "context" -> 'data')) FROM "task_instances";
