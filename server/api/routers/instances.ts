@@ -6,6 +6,8 @@ import { AppError, notFound } from "../../../engine/errors.ts";
 import { InstanceSearchSchema } from "../../../engine/instance-search.ts";
 import { UUID_PATTERN } from "../../../engine/model.ts";
 import { describeInstance, humanInputSignal, type StepError, type StepRun } from "../../../engine/read-model/describe-instance.ts";
+import { Sequence, type Block } from "../../../engine/sequence/schema.ts";
+import { walkBlocks } from "../../../engine/sequence/walk.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
 import {
   canTransition, INSTANCE_PAGE_MAX, INSTANCE_STATES, isTerminal, type InstanceKey, type NewSignal, type TenantStore,
@@ -58,6 +60,33 @@ function stepRunOf(run: StepRun | undefined) {
       interrupted: a.interrupted ?? null, error: wireError(a.error),
     })),
   };
+}
+
+/** What the run view's panel shows of a leaf block's definition: its handler, params as written and the attempts it may take. */
+interface DefinedLeaf {
+  handler: string | null;
+  /** A step's `params`, a sub_sequence's `input`: the templates, not the values they resolved to (those are not stored). */
+  params: unknown;
+  /** Its retry policy's max_attempts (1 without a policy); null for a sub_sequence. */
+  maxAttempts: number | null;
+}
+
+/**
+ * Leaf blocks of the tree the instance runs, by block id: its own blocks once a self_modify step
+ * added some (kept in the cursor), else its sequence's. An unreadable tree gives none.
+ */
+function definedLeaves(definition: unknown, cursor: unknown): Map<string, DefinedLeaf> {
+  const own = typeof cursor === "object" && cursor !== null && "blocks" in cursor ? cursor.blocks : undefined;
+  const parsed = Sequence.shape.blocks.safeParse(
+    Array.isArray(own) ? own : typeof definition === "object" && definition !== null && "blocks" in definition ? definition.blocks : undefined,
+  );
+  const leaves = new Map<string, DefinedLeaf>();
+  if (!parsed.success) return leaves;
+  walkBlocks(parsed.data, (block: Block) => {
+    if (block.type === "step") leaves.set(block.id, { handler: block.handler, params: block.params, maxAttempts: block.retry?.max_attempts ?? 1 });
+    else if (block.type === "sub_sequence") leaves.set(block.id, { handler: null, params: block.input, maxAttempts: null });
+  });
+  return leaves;
 }
 
 // ------------------------------------------------------------------ signals
@@ -133,6 +162,7 @@ export const instancesRouter = router({
     if (!detail) throw notFound("instance");
     const { instance } = detail;
     const described = describeInstance(instance.sequence?.definition ?? null, instance.cursor, instance);
+    const leaves = definedLeaves(instance.sequence?.definition ?? null, instance.cursor);
     return {
       instance: {
         id: instance.id,
@@ -174,6 +204,7 @@ export const instancesRouter = router({
         startedAt: node.started_at,
         completedAt: node.completed_at,
         ...stepRunOf(described.stepRuns[node.block_id]),
+        ...(leaves.get(node.block_id) ?? { handler: null, params: null, maxAttempts: null }),
       })),
       pendingInputs: described.pendingInputs.map((gate) => ({
         ...gate,

@@ -2,20 +2,33 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId, useState } from "react";
+import { useCallback, useId, useMemo, useState } from "react";
 import { useTRPC } from "../../../../../_components/trpc";
 import { QueryError } from "../../../../../_components/query-error";
 import { ConfirmButton } from "../../../../../_components/confirm-button";
 import { InstanceStateBadge, shortId, Time } from "../instance-ui";
+import { BlockPanel } from "./block-panel";
 import { BlockTree } from "./block-tree";
 import type { InstanceDetailData } from "./detail-types";
+import { FailureSummary } from "./failure-summary";
+import { RunFacts } from "./run-facts";
+import { runModel } from "./run-model";
 import { SignalsPanel } from "./signals-panel";
 import { Timeline } from "./timeline";
+import { Waterfall } from "./waterfall";
 
 const LIVE_MS = 3_000;
 const PRIORITIES = ["low", "normal", "high", "critical"];
 
-export function InstanceDetail({ tenantId, instanceId, initial }: { tenantId: string; instanceId: string; initial: InstanceDetailData }) {
+export function InstanceDetail({
+  tenantId, instanceId, initial, isAdmin,
+}: {
+  tenantId: string;
+  instanceId: string;
+  initial: InstanceDetailData;
+  /** Offers Retry and "retry from this step"; the procedures check the role again. */
+  isAdmin: boolean;
+}) {
   const trpc = useTRPC();
   const detail = useQuery({
     ...trpc.instances.get.queryOptions({ tenantId, instanceId }),
@@ -25,6 +38,13 @@ export function InstanceDetail({ tenantId, instanceId, initial }: { tenantId: st
   });
   const data = detail.data ?? initial;
   const { instance, sequence, can } = data;
+  // Once per answer (the query keeps an unchanged answer's identity), however many nodes it has.
+  const model = useMemo(() => runModel(data), [data]);
+  const waitingForInput = useMemo(() => new Set(data.pendingInputs.map((gate) => gate.blockId)), [data.pendingInputs]);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const select = useCallback((nodeId: string) => setSelectedId(nodeId), []);
+  const panelId = useId();
+  const selected = selectedId === null ? null : (model.byId.get(selectedId) ?? null);
 
   return (
     <>
@@ -45,6 +65,8 @@ export function InstanceDetail({ tenantId, instanceId, initial }: { tenantId: st
       </div>
       {/* A failed refresh keeps the last answer on screen and says so. */}
       {detail.error && <QueryError error={detail.error} />}
+
+      <FailureSummary tenantId={tenantId} data={data} model={model} isAdmin={isAdmin} onShow={select} />
 
       <section className="card" aria-labelledby="summary-heading">
         <h2 id="summary-heading">Summary</h2>
@@ -67,6 +89,7 @@ export function InstanceDetail({ tenantId, instanceId, initial }: { tenantId: st
               <dd><Time iso={instance.nextFireAt} /></dd>
             </>
           )}
+          <RunFacts context={instance.context} knownEnd={model.knownEnd} live={model.live} />
           <dt>Priority</dt>
           <dd>{PRIORITIES[instance.priority] ?? instance.priority}</dd>
           <dt>Time zone</dt>
@@ -94,16 +117,44 @@ export function InstanceDetail({ tenantId, instanceId, initial }: { tenantId: st
         </section>
       )}
 
-      <div className="detail-grid">
-        <section className="card" aria-labelledby="tree-heading">
+      <div className="run-view">
+        <section className="card run-view-tree" aria-labelledby="tree-heading">
           <h2 id="tree-heading">Blocks</h2>
-          <BlockTree hasTree={data.hasTree} nodes={data.nodes} waitingForInput={data.pendingInputs.map((gate) => gate.blockId)} />
+          <BlockTree
+            hasTree={data.hasTree}
+            model={model}
+            waitingForInput={waitingForInput}
+            selectedId={selectedId}
+            panelId={panelId}
+            onSelect={select}
+          />
         </section>
-        <section className="card" aria-labelledby="timeline-heading">
-          <h2 id="timeline-heading">Timeline</h2>
-          <Timeline createdAt={instance.createdAt} outputs={data.outputs} outputsTruncated={data.outputsTruncated} workerTasks={data.workerTasks} />
-        </section>
+        <BlockPanel
+          id={panelId}
+          tenantId={tenantId}
+          data={data}
+          model={model}
+          node={selected}
+          isAdmin={isAdmin}
+          onClose={() => setSelectedId(null)}
+        />
       </div>
+
+      <section className="card" aria-labelledby="waterfall-heading">
+        <h2 id="waterfall-heading">Waterfall</h2>
+        <Waterfall model={model} onSelect={select} />
+      </section>
+
+      <section className="card" aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Outputs and events</h2>
+        <Timeline
+          createdAt={instance.createdAt}
+          started={model.started}
+          outputs={data.outputs}
+          outputsTruncated={data.outputsTruncated}
+          workerTasks={data.workerTasks}
+        />
+      </section>
 
       <section className="card" aria-labelledby="context-heading">
         <h2 id="context-heading">Context</h2>

@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { shortId } from "../../../../../../engine/short-id.ts";
-import { signedInCaller } from "../../../../../../server/web/session.ts";
+import { myAccount, signedInCaller } from "../../../../../../server/web/session.ts";
 import { InstanceDetail } from "./instance-detail";
 
 type Params = Promise<{ tenant: string; id: string }>;
@@ -24,10 +24,12 @@ export default async function TenantInstancePage({ params }: { params: Params })
     if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
     throw error;
   }
+  // Whether to offer the retry actions; their procedures check the role again.
+  const isAdmin = (await myAccount()).tenants.find((t) => t.id === tenant)?.role === "admin";
   return (
     <main className="page">
       {/* The first render comes with the data; the client keeps it fresh from there. */}
-      <InstanceDetail tenantId={tenant} instanceId={id} initial={detail} />
+      <InstanceDetail tenantId={tenant} instanceId={id} initial={detail} isAdmin={isAdmin} />
     </main>
   );
 }

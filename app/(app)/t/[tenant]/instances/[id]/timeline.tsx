@@ -3,6 +3,7 @@
 import type { ReactNode } from "react";
 import { Time } from "../instance-ui";
 import type { InstanceDetailData } from "./detail-types";
+import { errorOutputMessage } from "./run-format";
 
 type Tone = "ok" | "danger" | "accent" | "warn" | "plain";
 
@@ -12,6 +13,8 @@ interface Entry {
   tone: Tone;
   title: ReactNode;
   note?: string | null;
+  /** A failure's text, shown as it is (never the `__error__` JSON it was stored as). */
+  error?: string;
   json?: unknown;
 }
 
@@ -34,18 +37,21 @@ function outputEntry(output: InstanceDetailData["outputs"][number]): Entry {
       return { ...base, tone: "accent", title: <>{block} started{attempt}</> };
     case "__retry__":
       return { ...base, tone: "warn", title: <>{block} will retry{attempt}</>, json: output.output };
-    case "__error__":
-      return { ...base, tone: "danger", title: <>{block} failed{attempt}</>, json: output.output };
-    default:
+    default: {
+      const error = errorOutputMessage(output.outputRef, output.output);
+      if (error !== null) return { ...base, tone: "danger", title: <>{block} failed{attempt}</>, error };
       return { ...base, tone: "ok", title: <>Output of {block}{attempt}</>, json: output.output };
+    }
   }
 }
 
 /** Outputs and worker-task events, oldest first, on one rail. */
 export function Timeline({
-  createdAt, outputs, outputsTruncated, workerTasks,
+  createdAt, started, outputs, outputsTruncated, workerTasks,
 }: {
   createdAt: string;
+  /** Some step has started (it may have no output yet): not "nothing has run". */
+  started: boolean;
   outputs: InstanceDetailData["outputs"];
   outputsTruncated: boolean;
   workerTasks: InstanceDetailData["workerTasks"];
@@ -80,6 +86,7 @@ export function Timeline({
             <Time iso={entry.at} />
             <div>{entry.title}</div>
             {entry.note && <div className="muted">{entry.note}</div>}
+            {entry.error && <p className="step-error-message timeline-error">{entry.error}</p>}
             {entry.json !== undefined && (
               <details>
                 <summary>Show output</summary>
@@ -89,7 +96,7 @@ export function Timeline({
           </li>
         ))}
       </ol>
-      {entries.length === 1 && <p className="empty">Nothing has run yet.</p>}
+      {entries.length === 1 && <p className="empty">{started ? "No output yet: the steps that started are in the waterfall." : "Nothing has run yet."}</p>}
     </>
   );
 }
