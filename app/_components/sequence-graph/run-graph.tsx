@@ -34,6 +34,19 @@ type RunNode = Node<RunNodeData, "block"> | ReturnType<typeof sharedNode>;
 function RunBlockNode({ data }: NodeProps<Node<RunNodeData, "block">>) {
   const { block, state, selected } = data;
   const summary = summaryOf(block);
+  const flow = useReactFlow();
+  // Tabbing to a block outside the zoomed view makes the browser scroll the graph's box, which
+  // xyflow does not expect (the view would stay shifted): turn that scroll into a pan instead.
+  const reveal = (element: HTMLElement) => {
+    const pane = element.closest<HTMLElement>(".react-flow");
+    if (!pane || (pane.scrollTop === 0 && pane.scrollLeft === 0)) return;
+    const { x, y, zoom } = flow.getViewport();
+    const dx = pane.scrollLeft;
+    const dy = pane.scrollTop;
+    pane.scrollTop = 0;
+    pane.scrollLeft = 0;
+    void flow.setViewport({ x: x - dx, y: y - dy, zoom });
+  };
   return (
     <button
       type="button"
@@ -43,6 +56,7 @@ function RunBlockNode({ data }: NodeProps<Node<RunNodeData, "block">>) {
       aria-pressed={selected}
       aria-label={`${block.type} ${block.id}: ${state}`}
       onClick={() => data.onSelect?.(block.id)}
+      onFocus={(event) => reveal(event.currentTarget)}
     >
       <Handles />
       <span className="seq-node-head">
