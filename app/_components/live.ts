@@ -6,7 +6,7 @@ export type LiveStatus = "connecting" | "live" | "ended" | "unavailable";
 
 /**
  * Follows one instance by server push (/api/live/…, Server-Sent Events): `onChange` runs on each
- * state change and each new output, so the page refetches then instead of on a timer. EventSource
+ * state change, each new output and any other progress of the run, so the page refetches then instead of on a timer. EventSource
  * reconnects by itself, resuming after the last output it got (Last-Event-ID). "unavailable"
  * (the stream budget is used up, or the connection keeps failing) tells the page to poll instead.
  */
@@ -19,7 +19,8 @@ export function useInstanceStream(tenantId: string, instanceId: string, enabled:
 
   useEffect(() => {
     if (!enabled) return;
-    const source = new EventSource(`/api/live/t/${encodeURIComponent(tenantId)}/instances/${encodeURIComponent(instanceId)}`);
+    // 250 ms: a pause or a finished step shows within a second (G.2 applies signals within 250 ms).
+    const source = new EventSource(`/api/live/t/${encodeURIComponent(tenantId)}/instances/${encodeURIComponent(instanceId)}?poll_ms=250`);
     let failures = 0;
     const changed = () => {
       failures = 0;
@@ -29,6 +30,7 @@ export function useInstanceStream(tenantId: string, instanceId: string, enabled:
     source.addEventListener("open", () => setStatus("live"));
     source.addEventListener("state", changed);
     source.addEventListener("output", changed);
+    source.addEventListener("progress", changed);
     source.addEventListener("done", () => {
       latest.current();
       setStatus("ended");

@@ -15,6 +15,8 @@ export interface OutputPosition {
 
 export interface LivePoll {
   state: InstanceState;
+  /** Moves on every commit of the run (a step started, an attempt failed), also when state and outputs do not. */
+  updatedAt: Date;
   /** At most `limit` rows after the position, oldest first; internal rows (`__in_progress__`, `__retry__`) are not streamed. */
   outputs: BlockOutputRecord[];
 }
@@ -24,11 +26,11 @@ export async function pollInstanceLive(
   db: Queryable, tenantId: TenantId, instanceId: string, after: OutputPosition | null, limit: number,
 ): Promise<LivePoll | null> {
   const { rows } = await db.query<{
-    state: InstanceState; id: string | null; block_id: string | null; output: unknown; output_ref: string | null;
+    state: InstanceState; updated_at: Date; id: string | null; block_id: string | null; output: unknown; output_ref: string | null;
     output_size: number | null; attempt: number | null; created_at: Date | null;
   }>({
     name: "poll_instance_live",
-    text: `SELECT i.state, o.id, o.block_id, o.output, o.output_ref, o.output_size, o.attempt, o.created_at
+    text: `SELECT i.state, i.updated_at, o.id, o.block_id, o.output, o.output_ref, o.output_size, o.attempt, o.created_at
              FROM task_instances i
              LEFT JOIN LATERAL (
                SELECT * FROM block_outputs o
@@ -45,6 +47,7 @@ export async function pollInstanceLive(
   if (rows.length === 0) return null;
   return {
     state: rows[0]!.state,
+    updatedAt: rows[0]!.updated_at,
     outputs: rows.filter((r) => r.id !== null).map((r) => ({
       id: r.id!, instanceId, blockId: r.block_id!, output: r.output, outputRef: r.output_ref,
       outputSize: r.output_size ?? 0, attempt: r.attempt ?? 0, createdAt: r.created_at!,

@@ -1,6 +1,8 @@
 // One instance's live stream as Server-Sent Events (wire-format S): `state` on the first poll and
 // whenever it changes, each new output row exactly once (`output`), and `done` with the terminal
-// state, after which the stream closes; `error` when the instance is gone. It polls the tenant's
+// state, after which the stream closes; `error` when the instance is gone. Bulkhead adds
+// `progress` ({"updated_at"}) when the run wrote anything else (a step started, an attempt failed),
+// so a page showing the run follows it too; SSE clients skip events they do not know. It polls the tenant's
 // store (one statement per poll) every poll_ms, the first one poll_ms after connect; storage
 // errors back off (doubling, at most 30 s) without closing; a keep-alive comment every 15 s.
 // Each output event's `id:` is its position, so a client that reconnects with Last-Event-ID (as
@@ -84,6 +86,7 @@ export function instanceStreamResponse(
       if (options.signal.aborted) return close();
 
       let lastState: InstanceState | null = null;
+      let lastUpdate: number | null = null;
       let after: OutputPosition | null = options.after ?? null;
       let backoff = options.pollMs;
       const poll = async () => {
@@ -97,7 +100,10 @@ export function instanceStreamResponse(
           if (read.state !== lastState) {
             lastState = read.state;
             send(event("state", { instance_id: instanceId, state: read.state }));
+          } else if (lastUpdate !== null && read.updatedAt.getTime() !== lastUpdate) {
+            send(event("progress", { updated_at: read.updatedAt.toISOString() }));
           }
+          lastUpdate = read.updatedAt.getTime();
           // Every row up to this poll's snapshot, a page at a time.
           while (read && read.outputs.length > 0) {
             for (const output of read.outputs) send(event("output", wireBlockOutput(output), outputEventId(output)));

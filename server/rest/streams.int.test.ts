@@ -119,6 +119,16 @@ describe("GET /instances/{id}/stream", () => {
     fresh.close();
   });
 
+  it("tells of a run's other progress (a step started, an attempt failed) with a progress event", async () => {
+    const id = await createInstance(db, acme, acmeSequence);
+    await setState(id, "running");
+    const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    expect((await stream.next())?.event).toBe("state");
+    await db.sql.query("UPDATE task_instances SET updated_at = now() + interval '1 second' WHERE id = $1", [id]);
+    expect(await stream.next()).toEqual({ event: "progress", data: { updated_at: expect.stringMatching(/^\d{4}-/) } });
+    stream.close();
+  });
+
   it("ends with an error event when the instance is deleted while it streams", async () => {
     const id = await createInstance(db, acme, acmeSequence);
     const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);

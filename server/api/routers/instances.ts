@@ -72,17 +72,22 @@ interface DefinedLeaf {
 }
 
 /**
- * Leaf blocks of the tree the instance runs, by block id: its own blocks once a self_modify step
- * added some (kept in the cursor), else its sequence's. An unreadable tree gives none.
+ * The blocks the instance runs: its own once a self_modify step added some (kept in the cursor),
+ * else its sequence's; null when they are unreadable.
  */
-function definedLeaves(definition: unknown, cursor: unknown): Map<string, DefinedLeaf> {
+function runBlocks(definition: unknown, cursor: unknown): Block[] | null {
   const own = typeof cursor === "object" && cursor !== null && "blocks" in cursor ? cursor.blocks : undefined;
   const parsed = Sequence.shape.blocks.safeParse(
     Array.isArray(own) ? own : typeof definition === "object" && definition !== null && "blocks" in definition ? definition.blocks : undefined,
   );
+  return parsed.success ? parsed.data : null;
+}
+
+/** Leaf blocks of those, by block id. */
+function definedLeaves(blocks: readonly Block[] | null): Map<string, DefinedLeaf> {
   const leaves = new Map<string, DefinedLeaf>();
-  if (!parsed.success) return leaves;
-  walkBlocks(parsed.data, (block: Block) => {
+  if (!blocks) return leaves;
+  walkBlocks(blocks, (block: Block) => {
     if (block.type === "step") leaves.set(block.id, { handler: block.handler, params: block.params, maxAttempts: block.retry?.max_attempts ?? 1 });
     else if (block.type === "sub_sequence") leaves.set(block.id, { handler: null, params: block.input, maxAttempts: null });
   });
@@ -162,7 +167,8 @@ export const instancesRouter = router({
     if (!detail) throw notFound("instance");
     const { instance } = detail;
     const described = describeInstance(instance.sequence?.definition ?? null, instance.cursor, instance);
-    const leaves = definedLeaves(instance.sequence?.definition ?? null, instance.cursor);
+    const blocks = runBlocks(instance.sequence?.definition ?? null, instance.cursor);
+    const leaves = definedLeaves(blocks);
     return {
       instance: {
         id: instance.id,
@@ -194,6 +200,8 @@ export const instancesRouter = router({
         : { id: instance.sequenceId, namespace: instance.namespace, name: null, version: null },
       /** False when the sequence is missing or its blocks are unreadable: no tree to show. */
       hasTree: described.hasTree,
+      /** The blocks as the run graph draws them (the instance's own, after a self_modify). */
+      blocks: blocks ?? [],
       nodes: described.nodes.map((node) => ({
         id: node.id,
         blockId: node.block_id,

@@ -3,6 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useId, useMemo, useState } from "react";
+import { useInstanceStream } from "../../../../../_components/live";
+import { RunGraph, type NodeState } from "../../../../../_components/sequence-graph/run-graph";
 import { useTRPC } from "../../../../../_components/trpc";
 import { QueryError } from "../../../../../_components/query-error";
 import { ConfirmButton } from "../../../../../_components/confirm-button";
@@ -17,7 +19,9 @@ import { SignalsPanel } from "./signals-panel";
 import { Timeline } from "./timeline";
 import { Waterfall } from "./waterfall";
 
-const LIVE_MS = 3_000;
+/** Polling while the live stream is unavailable, and a slow backstop while it is up. */
+const POLL_MS = 3_000;
+const BACKSTOP_MS = 30_000;
 const PRIORITIES = ["low", "normal", "high", "critical"];
 
 export function InstanceDetail({
@@ -30,11 +34,16 @@ export function InstanceDetail({
   isAdmin: boolean;
 }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // Followed by server push while it runs: each change the stream tells of refetches the page.
+  const live = useInstanceStream(tenantId, instanceId, initial.can.signal, () =>
+    void queryClient.invalidateQueries({ queryKey: trpc.instances.get.queryKey({ tenantId, instanceId }) }),
+  );
   const detail = useQuery({
     ...trpc.instances.get.queryOptions({ tenantId, instanceId }),
     initialData: initial,
-    // A finished instance changes no more; a live one is followed closely.
-    refetchInterval: (query) => (query.state.data?.can.signal === false ? false : LIVE_MS),
+    // A finished instance changes no more; a live one is pushed, or polled when the stream is down.
+    refetchInterval: (query) => (query.state.data?.can.signal === false ? false : live === "live" ? BACKSTOP_MS : POLL_MS),
   });
   const data = detail.data ?? initial;
   const { instance, sequence, can } = data;
@@ -45,6 +54,13 @@ export function InstanceDetail({
   const select = useCallback((nodeId: string) => setSelectedId(nodeId), []);
   const panelId = useId();
   const selected = selectedId === null ? null : (model.byId.get(selectedId) ?? null);
+  // The graph names blocks by block id, the tree and panel by node id.
+  const byBlock = useMemo(() => new Map(data.nodes.map((node) => [node.blockId, node])), [data.nodes]);
+  const statusOf = useCallback((blockId: string) => byBlock.get(blockId)?.state as NodeState | undefined, [byBlock]);
+  const selectBlock = useCallback((blockId: string) => {
+    const node = byBlock.get(blockId);
+    if (node) setSelectedId(node.id);
+  }, [byBlock]);
 
   return (
     <>
@@ -114,6 +130,16 @@ export function InstanceDetail({
           {data.pendingInputs.map((gate) => (
             <HumanInputForm key={gate.blockId} tenantId={tenantId} instanceId={instance.id} gate={gate} />
           ))}
+        </section>
+      )}
+
+      {data.hasTree && data.blocks.length > 0 && (
+        <section className="card" aria-labelledby="graph-heading">
+          <h2 id="graph-heading">Run</h2>
+          <p className="muted status-line">
+            {live === "live" ? "Live: changes appear as they happen." : live === "connecting" ? "Connecting to live updates…" : live === "ended" ? "Finished." : "Live updates are unavailable: refreshing every few seconds."}
+          </p>
+          <RunGraph blocks={data.blocks} statusOf={statusOf} selected={selected?.blockId ?? null} onSelect={selectBlock} />
         </section>
       )}
 
