@@ -3,7 +3,7 @@
 // change the counts.
 import { randomBytes, randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { bulkheadCli, createTestUser, signIn } from "./fixtures.ts";
+import { bulkheadCli, createTenantKey, createTestUser, signIn } from "./fixtures.ts";
 
 test("failures group by error, ids and numbers aside; retrying a group retries its runs only", async ({ page, request }) => {
   test.setTimeout(90_000);
@@ -11,7 +11,7 @@ test("failures group by error, ids and numbers aside; retrying a group retries i
   await bulkheadCli("tenants", "create", tenant, "--name", "Failing Co");
   const password = "failed-view-e2e";
   const email = await createTestUser(password, { tenant, role: "admin" });
-  const key = (await bulkheadCli("api-keys", "create", tenant, "--name", "failed-view")).trim().split("\n").at(-1)!;
+  const key = await createTenantKey(tenant, "failed-view");
   const headers = { "x-api-key": key, "content-type": "application/json" };
 
   const sequence = async (name: string, message: string) => {

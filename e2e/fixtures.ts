@@ -43,6 +43,11 @@ export async function bulkheadCli(...args: string[]): Promise<string> {
   return stdout;
 }
 
+/** A new API key of the tenant from the CLI: its secret, the last line of what it prints. */
+export async function createTenantKey(tenant: string, name: string): Promise<string> {
+  return (await bulkheadCli("api-keys", "create", tenant, "--name", name)).trim().split("\n").at(-1)!;
+}
+
 /** A new operator API key from the CLI: its secret, the last line of what it prints. */
 export async function createOperatorKey(name: string): Promise<string> {
   return (await bulkheadCli("api-keys", "create", "--operator", "--name", name)).trim().split("\n").at(-1)!;

@@ -1,11 +1,11 @@
 // The instances list: paging through 1,000 instances with "Load more" shows each exactly once.
 import { expect, test } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { bulkheadCli, signIn } from "./fixtures.ts";
+import { createTenantKey, signIn } from "./fixtures.ts";
 
 test("paging through 1,000 instances returns each exactly once", async ({ page, request }) => {
   test.setTimeout(120_000);
-  const key = (await bulkheadCli("api-keys", "create", "acme", "--name", "paging-e2e")).trim().split("\n").at(-1)!;
+  const key = await createTenantKey("acme", "paging-e2e");
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const sequenceId = randomUUID();
   const created = await request.post("/api/v1/sequences", {

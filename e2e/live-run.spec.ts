@@ -3,10 +3,10 @@
 // graph draws the running step as running, and clicking a block in the graph opens its panel.
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { bulkheadCli, signIn } from "./fixtures.ts";
+import { createTenantKey, signIn } from "./fixtures.ts";
 
 test("Pause on a running sleep shows paused within 2 s, live; the graph shows and selects the step", async ({ page, request }) => {
-  const key = (await bulkheadCli("api-keys", "create", "acme", "--name", "live-run-e2e")).trim().split("\n").at(-1)!;
+  const key = await createTenantKey("acme", "live-run-e2e");
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const sequenceId = randomUUID();
   const created = await request.post("/api/v1/sequences", {

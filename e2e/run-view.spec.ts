@@ -7,7 +7,7 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { E2E_RUN_VIEW_VENDOR_PORT } from "./env.ts";
-import { bulkheadCli, signIn } from "./fixtures.ts";
+import { createTenantKey, signIn } from "./fixtures.ts";
 
 const VENDOR = `http://127.0.0.1:${E2E_RUN_VIEW_VENDOR_PORT}`;
 
@@ -31,7 +31,7 @@ test.beforeAll(async () => {
     vendor.once("error", reject);
     vendor.listen(E2E_RUN_VIEW_VENDOR_PORT, "127.0.0.1", resolve);
   });
-  const key = (await bulkheadCli("api-keys", "create", "acme", "--name", "run-view-e2e")).trim().split("\n").at(-1)!;
+  const key = await createTenantKey("acme", "run-view-e2e");
   headers = { "x-api-key": key, "content-type": "application/json" };
 });
 
