@@ -7,6 +7,7 @@ import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
 import { INSTANCE_STATES, InstanceStateBadge, ShortId, Time, type InstanceState } from "./instance-ui";
 import { InstanceSearchBox } from "./instance-search-box";
+import { BulkActions } from "./bulk-actions";
 import styles from "./instance-search.module.css";
 import { parseInstanceSearch } from "../../../../../engine/instance-search.ts";
 import { UUID_PATTERN } from "../../../../../engine/model.ts";
@@ -50,7 +51,8 @@ function instant(local: string): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
-export function InstanceList({ tenantId }: { tenantId: string }) {
+/** `canManage`: a tenant admin, who gets the bulk actions (the procedures refuse anyone else). */
+export function InstanceList({ tenantId, canManage }: { tenantId: string; canManage: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const pathname = usePathname();
@@ -158,6 +160,8 @@ export function InstanceList({ tenantId }: { tenantId: string }) {
           </button>
         </form>
       </section>
+
+      {canManage && <BulkActions tenantId={tenantId} list={filters} />}
 
       <section className="card" aria-labelledby="instances-heading">
         <h2 id="instances-heading">Instances</h2>

@@ -17,7 +17,7 @@ export default async function TenantInstancesPage({ params }: { params: Promise<
       </div>
       {/* The list reads its filters from the address (useSearchParams), which needs a boundary. */}
       <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading instances" />}>
-        <InstanceList tenantId={tenant} />
+        <InstanceList tenantId={tenant} canManage={current?.role === "admin"} />
       </Suspense>
     </main>
   );
