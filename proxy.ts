@@ -46,7 +46,11 @@ export async function proxy(request: NextRequest) {
     });
   }
   if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
-  return pages(request, {} as never);
+  const response = await pages(request, {} as never);
+  // next-auth's wrapper re-issues the session cookie on every response it passes; a page (or a
+  // prefetch of one) finishing after a sign-out would set it again. Pages never set it: sign-in does.
+  response?.headers.delete("set-cookie");
+  return response ?? NextResponse.next();
 }
 
 export const config = {

@@ -27,8 +27,11 @@ test("a member's forbidden pages are the same document as a missing page", async
     expect({ path, ...forbidden }).toEqual({ path, ...missing });
   }
   for (const word of ["Tenants", "Backends", "Operator console", "Globex", "API keys", "Members"]) expect(missing.html).not.toContain(word);
-  // The member's own pages still open.
-  expect((await page.request.get("/t/acme", { maxRedirects: 0 })).status()).toBe(200);
+  // The member's own pages still open, and set no cookie: a page answered after a sign-out must
+  // not bring the session cookie back.
+  const own = await page.request.get("/t/acme", { maxRedirects: 0 });
+  expect(own.status()).toBe(200);
+  expect(own.headers()["set-cookie"]).toBeUndefined();
 });
 
 test("an admin's forbidden pages are the same document as a missing page", async ({ page }) => {
