@@ -3,6 +3,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
 import { INSTANCE_STATES, InstanceStateBadge, ShortId, Time, type InstanceState } from "./instance-ui";
@@ -56,10 +57,23 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const pathname = usePathname();
-  const filters = readFilters(useSearchParams());
-  // replaceState keeps the filters in the address without a server round trip; Next.js follows it in useSearchParams.
-  const setFilters = (next: Partial<Filters>) => {
-    const query = writeFilters({ ...filters, ...next });
+  const fromAddress = readFilters(useSearchParams());
+  const addressQuery = writeFilters(fromAddress);
+  // The filters live in the address (replaceState: no server round trip; Next.js follows it in
+  // useSearchParams, a render later). Until it has, the inputs show the change from here, so a
+  // ticked box stays ticked and two quick changes both stick. Back/forward resets to the address.
+  const [shown, setShown] = useState<{ filters: Filters; from: string } | null>(null);
+  const filters = shown && (addressQuery === shown.from || addressQuery === writeFilters(shown.filters)) ? shown.filters : fromAddress;
+  // The newest filters, also between a change and the render that shows it.
+  const latest = useRef(filters);
+  useEffect(() => {
+    latest.current = filters;
+  });
+  const setFilters = (next: Partial<Filters> | ((current: Filters) => Partial<Filters>)) => {
+    const merged = { ...latest.current, ...(typeof next === "function" ? next(latest.current) : next) };
+    latest.current = merged;
+    setShown({ filters: merged, from: addressQuery });
+    const query = writeFilters(merged);
     window.history.replaceState(null, "", query ? `${pathname}?${query}` : pathname);
   };
   const narrowed = filters.states.length > 0 || Boolean(filters.sequence || filters.after || filters.before);
@@ -113,13 +127,14 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
                     name="state"
                     value={state}
                     checked={filters.states.includes(state)}
-                    onChange={(event) =>
-                      setFilters({
-                        states: event.target.checked
-                          ? INSTANCE_STATES.filter((s) => s === state || filters.states.includes(s))
-                          : filters.states.filter((s) => s !== state),
-                      })
-                    }
+                    onChange={(event) => {
+                      const checked = event.target.checked;
+                      setFilters((current) => ({
+                        states: checked
+                          ? INSTANCE_STATES.filter((s) => s === state || current.states.includes(s))
+                          : current.states.filter((s) => s !== state),
+                      }));
+                    }}
                   />
                   {state}
                 </label>
