@@ -89,13 +89,14 @@ const children = [
 ];
 
 let stopping = false;
-async function stopAll(status: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    say("stopping web, engine and database");
-    await Promise.all(children.map(stopGroup));
-    await db.stop();
-  }
+async function stopAll(status: number): Promise<void> {
+  // Ctrl-C can arrive twice (the terminal and npm both pass it on): the first stop runs to its
+  // end, stopping the database only once the engine has written its last metrics.
+  if (stopping) return;
+  stopping = true;
+  say("stopping web, engine and database");
+  await Promise.all(children.map(stopGroup));
+  await db.stop();
   process.exit(status);
 }
 process.on("SIGINT", () => void stopAll(0));
