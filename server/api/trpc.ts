@@ -5,7 +5,7 @@ import { z } from "zod";
 import { AppError, isAppError, type ErrorCode } from "../../engine/errors.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
 import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
-import type { Role } from "../control/users.ts";
+import { roleIn, type Role } from "../control/users.ts";
 import { admitRequest } from "../request-rate.ts";
 import type { Services } from "../services.ts";
 
@@ -168,17 +168,6 @@ const noSuchProcedure = (path: string) => new TRPCError({ code: "NOT_FOUND", mes
 
 const tenantIdInput = z.object({ tenantId: z.string().max(64) });
 
-/** The caller's role in the tenant, or null: not a member, no such tenant, or an id no tenant can have. */
-async function roleIn(services: Services, tenantId: string, userId: string): Promise<Role | null> {
-  // A tenant id PostgreSQL could not even look up names no tenant of the caller's.
-  if (tenantId.length > 64 || unstorableText(tenantId)) return null;
-  const membership = await services.prisma.membership.findUnique({
-    where: { tenantId_userId: { tenantId, userId } },
-    select: { role: true },
-  });
-  return (membership?.role as Role | undefined) ?? null;
-}
-
 /**
  * The tenant a gate admitted the caller to, with its store routed once (RoutedTenant). The call is
  * taken from the member's bucket for this tenant (not the user's own), after the gate, so a
@@ -200,7 +189,7 @@ async function routeTenant(services: Services, user: User, tenantId: string, rol
 export const tenantProcedure = signedIn
   .input(tenantIdInput)
   .use(async ({ ctx, input, next }) => {
-    const role = await roleIn(ctx.services, input.tenantId, ctx.user.id);
+    const role = await roleIn(ctx.services.prisma, input.tenantId, ctx.user.id);
     if (!role) throw tenantNotFound();
     return next({ ctx: await routeTenant(ctx.services, ctx.user, input.tenantId, role) });
   })
@@ -217,7 +206,7 @@ export const tenantAdminProcedure = publicProcedure
     const user = ctx.user !== undefined ? ctx.user : await readUser(ctx.services, ctx.userId);
     const raw: unknown = await getRawInput().catch(() => null);
     const tenantId = typeof raw === "object" && raw !== null && "tenantId" in raw ? raw.tenantId : null;
-    const role = user && typeof tenantId === "string" ? await roleIn(ctx.services, tenantId, user.id) : null;
+    const role = user && typeof tenantId === "string" ? await roleIn(ctx.services.prisma, tenantId, user.id) : null;
     if (!user || role !== "admin") throw noSuchProcedure(path);
     return next({ ctx: { user } });
   })

@@ -1,6 +1,7 @@
 // Users and memberships (control plane).
 import { randomBytes } from "node:crypto";
 import { AppError, notFound } from "../../engine/errors.ts";
+import { unstorableText } from "../../engine/text-hygiene.ts";
 import { hashPassword, newPasswordProblem } from "../auth/password.ts";
 import { endSessionsOf } from "../auth/sessions.ts";
 import type { Prisma as PrismaTypes } from "../db/generated/client.ts";
@@ -10,6 +11,17 @@ export type Role = "member" | "admin";
 export const ROLES: readonly Role[] = ["member", "admin"];
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The user's role in the tenant, or null: not a member, no such tenant, or an id no tenant can
+ * have (too long, or text PostgreSQL could not even compare). One answer for all of them, so every
+ * gate built on it (tRPC, pages, live streams) tells "not yours" and "missing" alike.
+ */
+export async function roleIn(prisma: Prisma, tenantId: string, userId: string): Promise<Role | null> {
+  if (tenantId.length > 64 || unstorableText(tenantId)) return null;
+  const membership = await prisma.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { role: true } });
+  return (membership?.role as Role | undefined) ?? null;
+}
 
 export function normalizeEmail(email: string): string {
   const normalized = email.trim().toLowerCase();

@@ -4,10 +4,10 @@
 // the same 404, as the page itself answers.
 import { isAppError } from "../../engine/errors.ts";
 import { UUID_PATTERN } from "../../engine/model.ts";
-import { unstorableText } from "../../engine/text-hygiene.ts";
 import { createLogger } from "../../engine/logger.ts";
 import { auth } from "../auth/index.ts";
 import { identityOf, readSessionUser } from "../auth/sessions.ts";
+import { roleIn } from "../control/users.ts";
 import { services } from "../services.ts";
 import { pollMsOf } from "./instance-stream.ts";
 import { openInstanceStream } from "./streams.ts";
@@ -19,9 +19,7 @@ const notFound = () => Response.json({ error: "not found" }, { status: 404 });
 export async function openLiveForSession(request: Request, params: Promise<{ tenant: string; id: string }>): Promise<Response> {
   const { tenant, id } = await params;
   const user = await readSessionUser(services().prisma, identityOf(await auth()));
-  if (!user || tenant.length > 64 || unstorableText(tenant) || !UUID_PATTERN.test(id)) return notFound();
-  const member = await services().prisma.membership.findUnique({ where: { tenantId_userId: { tenantId: tenant, userId: user.id } }, select: { role: true } });
-  if (!member) return notFound();
+  if (!user || !UUID_PATTERN.test(id) || !(await roleIn(services().prisma, tenant, user.id))) return notFound();
   try {
     const store = await services().storage.tenant(tenant);
     if (!(await store.pollLive(id.toLowerCase(), null, 0))) return notFound();

@@ -3,7 +3,7 @@
 // a missing one are the same bytes; a signed-out visitor is redirected to sign-in with an empty
 // body, for any path, existing or not. The pages check again where they read their data.
 import { readSessionUser, type SessionIdentity } from "../auth/sessions.ts";
-import { unstorableText } from "../../engine/text-hygiene.ts";
+import { roleIn } from "../control/users.ts";
 import type { Services } from "../services.ts";
 
 /** What opening a path asks of the caller. */
@@ -40,13 +40,8 @@ export async function decidePage(services: Services, identity: SessionIdentity |
     case "operator":
       return user.isOperator ? "render" : "not-found";
     case "tenant": {
-      // An id no tenant can have is not looked up (PostgreSQL could not even compare a NUL).
-      if (access.tenantId.length > 64 || unstorableText(access.tenantId)) return "not-found";
-      const membership = await services.prisma.membership.findUnique({
-        where: { tenantId_userId: { tenantId: access.tenantId, userId: user.id } },
-        select: { role: true },
-      });
-      return membership && (!access.admin || membership.role === "admin") ? "render" : "not-found";
+      const role = await roleIn(services.prisma, access.tenantId, user.id);
+      return role && (!access.admin || role === "admin") ? "render" : "not-found";
     }
   }
 }
