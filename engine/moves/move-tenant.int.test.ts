@@ -102,7 +102,17 @@ async function finishAll(backendId: string, tenantId: string, total: number, tim
     }
     const { rows } = await db.query("SELECT count(*)::int AS n FROM task_instances WHERE tenant_id = $1 AND state = 'completed'", [tenantId]);
     if (rows[0].n === total) return;
-    if (Date.now() > deadline) throw new Error(`${rows[0].n} of ${total} instances completed on ${backendId}`);
+    if (Date.now() > deadline) {
+      const { rows: stuck } = await db.query(
+        `SELECT i.id, i.state, s.name, i.next_fire_at, i.current_step,
+                (SELECT json_agg(json_build_object('type', g.signal_type, 'delivered', g.delivered_at)) FROM signals g WHERE g.instance_id = i.id) AS signals,
+                (SELECT json_agg(json_build_object('state', w.state, 'block', w.block_id)) FROM worker_tasks w WHERE w.instance_id = i.id) AS tasks
+           FROM task_instances i JOIN sequences s ON s.id = i.sequence_id
+          WHERE i.tenant_id = $1 AND i.state <> 'completed' LIMIT 5`,
+        [tenantId],
+      );
+      throw new Error(`${rows[0].n} of ${total} instances completed on ${backendId}; not completed: ${JSON.stringify(stuck)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

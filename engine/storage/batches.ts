@@ -32,7 +32,9 @@ export async function forEachBatch(
   apply: (ids: string[]) => Promise<number>,
   batchSize = BATCH_SIZE,
 ): Promise<number> {
-  const { rows: [start] } = await db.query<{ now: Date }>("SELECT now() AS now");
+  // Rounded as created_at (timestamptz(3)) is, or a row created in the walk's last half
+  // millisecond would be stored later than a start cut to the millisecond by a JS Date.
+  const { rows: [start] } = await db.query<{ now: Date }>("SELECT now()::timestamptz(3) AS now");
   let after = BEFORE_EVERYTHING;
   let total = 0;
   for (;;) {

@@ -143,6 +143,18 @@ describe("bulkSetState", () => {
     expect([(await row(parent)).state, (await row(child)).state]).toEqual(["cancelled", "cancelled"]);
   });
 
+  it("includes an instance created just before it, whatever the sub-millisecond clock (200 rounds)", async () => {
+    // created_at is stored rounded to the millisecond: a start cut to the millisecond missed
+    // a row created in the same millisecond's second half.
+    const tenantId = newTenant();
+    const missed: number[] = [];
+    for (let round = 0; round < 200; round++) {
+      await make(tenantId, { state: "waiting" });
+      if ((await bulkSetState(tenantDb(tenantId), tenantId, { states: ["waiting"] }, "cancelled")) !== 1) missed.push(round);
+    }
+    expect(missed).toEqual([]);
+  });
+
   it(`walks past one batch (${BATCH_SIZE} rows) to the last matching instance`, async () => {
     const tenantId = newTenant();
     await db.sql.query(

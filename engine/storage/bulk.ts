@@ -1,6 +1,6 @@
 // Bulk state changes and reschedules (wire-format K), a batch at a time (batches.ts). Each
 // matched instance changes as PATCH /instances/{id}/state would change it (F.2 check as a
-// compare-and-set under the row lock, lease fencing, late signals taken, waiting parents woken);
+// compare-and-set under the row lock, lease fencing, late signals taken, waiting parents woken once the batch has committed);
 // instances whose transition is illegal are left alone and not counted.
 import { isTerminal, type InstanceState } from "../model.ts";
 import { forEachBatch } from "./batches.ts";
@@ -10,6 +10,7 @@ import type { TenantId } from "./ids.ts";
 import { TRANSITIONS } from "./instance-state.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction } from "./transaction.ts";
+import { wakeIfWaiting } from "./wakeups.ts";
 
 /** The states F.2 lets an instance leave for `to`. */
 export function statesLeadingTo(to: InstanceState): InstanceState[] {
@@ -21,9 +22,6 @@ export function statesLeadingTo(to: InstanceState): InstanceState[] {
 // updated: APPLY_TRANSITION of instance-state.ts, but next_fire_at is kept (K), except that a
 //          `scheduled` target without a due time is due now (the scheduled_due check demands
 //          one, and nothing would ever claim it otherwise).
-// parents: for a terminal target, the waiting parents of the instances it ended, locked after all
-//          of the batch's own rows, again in id order (child before parent, as commit_progress and
-//          PATCH state take them); a parent in the batch itself is the batch's to change.
 const SET_STATE = `
 WITH locked AS (
   SELECT id FROM task_instances
@@ -42,19 +40,8 @@ WITH locked AS (
     FROM locked l
    WHERE t.tenant_id = $1 AND t.id = l.id
   RETURNING t.id, t.parent_instance_id
-), parents AS (
-  SELECT id FROM task_instances
-   WHERE $3 IN ('completed', 'failed', 'cancelled') AND tenant_id = $1 AND state = 'waiting'
-     AND id IN (SELECT parent_instance_id FROM updated) AND id NOT IN (SELECT id FROM locked)
-   ORDER BY id FOR UPDATE
-), woken AS (
-  UPDATE task_instances p
-     SET state = 'scheduled', next_fire_at = now(), defer_reason = NULL, updated_at = now()
-    FROM parents l
-   WHERE p.tenant_id = $1 AND p.id = l.id AND p.state = 'waiting'
-  RETURNING 1
 )
-SELECT id FROM updated`;
+SELECT id, parent_instance_id FROM updated`;
 
 /** PATCH /instances/bulk/state: how many instances moved to `to`. */
 export async function bulkSetState(db: TenantConnections, tenantId: TenantId, filter: BulkFilter, to: InstanceState): Promise<number> {
@@ -63,12 +50,15 @@ export async function bulkSetState(db: TenantConnections, tenantId: TenantId, fi
   const apply = async (ids: string[]) => {
     const values = [tenantId, ids, to, from];
     if (!isTerminal(to)) return (await db.query({ name: "bulk_set_state", text: SET_STATE, values })).rowCount ?? 0;
-    return inTransaction(db, async (client) => {
-      const { rows } = await client.query<{ id: string }>({ name: "bulk_set_state", text: SET_STATE, values });
+    const ended = await inTransaction(db, async (client) => {
+      const { rows } = await client.query<{ id: string; parent_instance_id: string | null }>({ name: "bulk_set_state", text: SET_STATE, values });
       // A later statement than the one that ended them (see consumeLateSignals), under the same locks.
       await consumeLateSignals(client, rows.map((row) => ({ tenantId, id: row.id })));
-      return rows.length;
+      return rows;
     });
+    const parents = new Set(ended.flatMap((row) => (row.parent_instance_id ? [row.parent_instance_id] : [])));
+    await wakeIfWaiting(db, [...parents].map((id) => ({ tenantId, id })));
+    return ended.length;
   };
   return forEachBatch(db, tenantId, (params) => [...filterConditions({ ...filter, states: from }, params)], apply);
 }

@@ -8,6 +8,7 @@ import { isTerminal, type InstanceState } from "../model.ts";
 import { asTenantId, uuidv7, type TenantId } from "./ids.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
+import { wakeIfWaiting, wakeIfWaitIsOver } from "./wakeups.ts";
 
 /**
  * The run facts context.runtime shows, kept by the engine in columns of their own: a commit
@@ -107,7 +108,8 @@ export interface Progress {
   /**
    * With state `waiting`: the worker tasks and child instances it waits for. If one finished
    * while the run was still going (nothing could wake a running instance), the instance is
-   * scheduled, due now, instead of parked.
+   * scheduled, due now, instead of parked: by this statement, or by the look again once it has
+   * committed (wakeups.ts).
    */
   waitingOn?: string[];
   /**
@@ -141,23 +143,41 @@ export async function commitProgressBatch(db: Queryable & Connectable, batch: Pr
       return new Set(rows.map((r) => r.id));
     });
   }
-  if (!batch.some((p) => isTerminal(p.state))) {
-    const { rows } = await db.query<{ id: string }>(statement);
-    return new Set(rows.map((r) => r.id));
-  }
-  return inTransaction(db, async (client) => {
-    const { rows } = await client.query<{ id: string; tenant_id: string; state: InstanceState }>(statement);
-    await consumeLateSignals(client, rows.filter((r) => isTerminal(r.state)).map((r) => ({ tenantId: asTenantId(r.tenant_id), id: r.id })));
-    return new Set(rows.map((r) => r.id));
-  });
+  const rows = batch.some((p) => isTerminal(p.state))
+    ? await inTransaction(db, async (client) => {
+      const { rows } = await client.query<WrittenRow>(statement);
+      await consumeLateSignals(client, rows.filter((r) => isTerminal(r.state)).map((r) => ({ tenantId: asTenantId(r.tenant_id), id: r.id })));
+      return rows;
+    })
+    : (await db.query<WrittenRow>(statement)).rows;
+  await lookAgainAfterCommit(db, batch, rows);
+  return new Set(rows.map((r) => r.id));
+}
+
+interface WrittenRow {
+  id: string;
+  tenant_id: string;
+  state: InstanceState;
+  parent_instance_id: string | null;
+}
+
+/**
+ * Once the batch has committed (see wakeups.ts): instances still parked look again at what they
+ * wait for, and children that ended wake their parents.
+ */
+async function lookAgainAfterCommit(db: Queryable, batch: Progress[], rows: WrittenRow[]): Promise<void> {
+  const waitingOn = new Map(batch.map((p) => [p.instanceId, p.waitingOn ?? []]));
+  const parked = rows.filter((r) => r.state === "waiting" && waitingOn.get(r.id)!.length > 0);
+  await wakeIfWaitIsOver(db, parked.map((r) => ({ tenantId: r.tenant_id, id: r.id, waitingOn: waitingOn.get(r.id)! })));
+  const ended = rows.filter((r) => isTerminal(r.state) && r.parent_instance_id !== null);
+  await wakeIfWaiting(db, ended.map((r) => ({ tenantId: r.tenant_id, id: r.parent_instance_id! })));
 }
 
 const byInstanceId = (a: Progress, b: Progress) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0);
 
 // Lock order: every statement that locks several task_instances rows takes them in id order (see
 // `locked`, and renewLeases), so two of them can never wait for each other in a cycle. The waiting
-// parents a batch wakes are locked after all of its own rows, again by id: child before parent,
-// as an API state change takes them (patchInstanceState).
+// parents of the children a batch ends are woken by a statement of their own, after the commit.
 function commitStatement(unordered: Progress[]): pg.QueryConfig {
   const batch = [...unordered].sort(byInstanceId);
   const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
@@ -215,20 +235,6 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
                FROM input x JOIN locked l ON l.id = x.id
               WHERE t.id = x.id AND t.tenant_id = x.tenant_id AND t.lease_epoch = x.lease_epoch AND t.state = 'running'
               RETURNING t.id, t.tenant_id, t.state, t.parent_instance_id
-           ), parents AS (
-             -- the waiting parents of the children that ended, locked in id order once all of
-             -- the batch's rows are written (the sort reads all of \`updated\` first)
-             SELECT id FROM task_instances
-              WHERE id IN (SELECT parent_instance_id FROM updated WHERE state IN ('completed', 'failed', 'cancelled'))
-                AND state = 'waiting'
-              ORDER BY id FOR UPDATE
-           ), woken AS (
-             -- C.7: a child that ended makes its waiting parent due now
-             UPDATE task_instances p SET state = 'scheduled', next_fire_at = now(), updated_at = now()
-               FROM updated u JOIN parents l ON l.id = u.parent_instance_id
-              WHERE u.state IN ('completed', 'failed', 'cancelled') AND p.id = u.parent_instance_id
-                AND p.tenant_id = u.tenant_id AND p.state = 'waiting'
-             RETURNING 1
            ), inserted AS (
              INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, output_ref, output_size, attempt)
              SELECT o.id, u.tenant_id, u.id, o.block_id, o.output, o.output_ref, octet_length(o.output::text), o.attempt
@@ -243,7 +249,7 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
               WHERE s.tenant_id = u.tenant_id AND s.instance_id = u.id AND s.id = a.id
              RETURNING 1
            )
-           SELECT id, tenant_id, state FROM updated`,
+           SELECT id, tenant_id, state, parent_instance_id FROM updated`,
     values: [
       batch.map((p) => p.instanceId), batch.map((p) => p.tenantId), batch.map((p) => p.leaseEpoch), batch.map((p) => p.state),
       batch.map((p) => JSON.stringify(p.cursor ?? null)), batch.map((p) => p.nextFireAt ?? null), batch.map((p) => p.deferReason ?? null),

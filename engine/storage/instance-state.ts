@@ -7,6 +7,7 @@ import { rejectUnstorableText } from "./instance-records.ts";
 import { lockInstance } from "./instances.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
+import { wakeIfWaiting } from "./wakeups.ts";
 import type { TenantId } from "./ids.ts";
 
 /** F.2: from → the states it may go to. Also the validation table of PATCH state. */
@@ -44,34 +45,27 @@ UPDATE task_instances
        updated_at = now()
  WHERE tenant_id = $1 AND id = $2`;
 
-// A sub-sequence parent waits for its child; the engine wakes it when the child finishes, and a
-// child ended through the API must wake it as well, or the parent waits forever.
-const WAKE_WAITING_PARENT = `
-UPDATE task_instances
-   SET state = 'scheduled', next_fire_at = now(), defer_reason = NULL, updated_at = now()
- WHERE tenant_id = $1 AND id = $2 AND state = 'waiting'`;
-
 /**
  * PATCH state: moves the instance to `to` if F.2 allows it (400 otherwise). A `scheduled` target
  * is due at `nextFireAt`, or now; every other target has no due time.
  */
 export async function patchInstanceState(
-  db: Connectable,
+  db: Queryable & Connectable,
   tenantId: TenantId,
   instanceId: string,
   to: InstanceState,
   nextFireAt: Date | null = null,
 ): Promise<void> {
-  await inTransaction(db, async (client) => {
+  const parentId = await inTransaction(db, async (client) => {
     const { state: from, parent_instance_id: parentId } = await lockInstance(client, tenantId, instanceId);
     if (!canTransition(from, to)) throw new AppError("invalid_argument", `cannot transition from ${from} to ${to}`, ["state"]);
     await client.query({ name: "patch_instance_state", text: APPLY_TRANSITION, values: [tenantId, instanceId, to, nextFireAt] });
-    if (isTerminal(to)) {
-      // Under the row lock taken above, so every signal a sender managed to queue is seen here.
-      await consumeLateSignals(client, [{ tenantId, id: instanceId }]);
-      if (parentId !== null) await client.query({ name: "wake_waiting_parent", text: WAKE_WAITING_PARENT, values: [tenantId, parentId] });
-    }
+    // Under the row lock taken above, so every signal a sender managed to queue is seen here.
+    if (isTerminal(to)) await consumeLateSignals(client, [{ tenantId, id: instanceId }]);
+    return parentId;
   });
+  // A sub-sequence parent waits for its child: one ended here wakes it, once the end has committed.
+  if (isTerminal(to) && parentId !== null) await wakeIfWaiting(db, [{ tenantId, id: parentId }]);
 }
 
 /**

@@ -15,6 +15,7 @@
 import { rejectUnstorableText } from "./instance-records.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
+import { wakeIfWaiting, type InstanceKey } from "./wakeups.ts";
 
 export const WORKER_TASK_STATES = ["pending", "claimed", "completed", "failed"] as const;
 export type WorkerTaskState = (typeof WORKER_TASK_STATES)[number];
@@ -138,7 +139,9 @@ function toTask(row: TaskRow): WorkerTaskRecord {
 /**
  * Wakes the instances of the tasks in CTE `finished` (columns tenant_id, instance_id): a waiting
  * instance becomes due at `at`, so the engine picks the task's result up. Any other state
- * (terminal, paused, already scheduled or running) is left alone: a late report changes nothing.
+ * (terminal, paused, already scheduled) is left alone: a late report changes nothing. One seen
+ * `running` may be parking as this runs: the caller looks again once this has committed
+ * (wakeups.ts), for the instances this statement did not wake.
  * The instances are locked in id order first, as every statement that updates many of them does
  * (commit_progress, renew_leases), so a timeout sweep waking hundreds cannot deadlock with them.
  */
@@ -151,7 +154,8 @@ const wakeInstances = (at: string) => `waking AS (
   UPDATE task_instances i
      SET state = 'scheduled', next_fire_at = ${at}, defer_reason = NULL, updated_at = ${at}
     FROM waking w
-   WHERE i.id = w.id AND i.state = 'waiting'`;
+   WHERE i.id = w.id AND i.state = 'waiting'
+  RETURNING i.tenant_id, i.id`;
 
 // picked:  the tenant's oldest pending tasks of the handler (and queue), locked. SKIP LOCKED lets
 //          concurrent pollers take disjoint tasks instead of queueing behind each other; a task
@@ -384,6 +388,7 @@ export async function workerTaskOwner(db: Queryable, id: string): Promise<string
 // finished: the fenced update: only the current lease holder's report lands.
 // woken:    the instance, when it waits (see wakeInstances).
 // event:    what happened to a known task: the report's event, or `stale_mutation_rejected`.
+// Returned with the event: the task's instance when the report landed but did not wake it.
 const REPORT = `
 WITH known AS (
   SELECT id FROM worker_tasks WHERE tenant_id = $1 AND id = $2
@@ -402,7 +407,7 @@ WITH known AS (
     FROM known
   RETURNING event
 )
-SELECT event FROM event`;
+SELECT event, (SELECT instance_id FROM finished WHERE NOT EXISTS (SELECT 1 FROM woken)) AS unwoken FROM event`;
 
 type Report = { state: "completed"; output: unknown } | { state: "failed"; message: string; retryable: boolean };
 
@@ -410,7 +415,7 @@ async function report(db: Queryable, tenantId: TenantId, taskId: string, lease: 
   const failure = outcome.state === "failed" ? outcome : null;
   const operation = outcome.state === "completed" ? "complete" : "fail";
   try {
-    const { rows } = await db.query<{ event: string }>({
+    const { rows } = await db.query<{ event: string; unwoken: string | null }>({
       name: "report_worker_task",
       text: REPORT,
       values: [
@@ -420,6 +425,8 @@ async function report(db: Queryable, tenantId: TenantId, taskId: string, lease: 
       ],
     });
     if (!rows[0]) return "not_found";
+    // Not waiting in this statement's snapshot: maybe parking right now (see wakeups.ts).
+    if (rows[0].unwoken) await wakeIfWaiting(db, [{ tenantId, id: rows[0].unwoken }]);
     return rows[0].event === outcome.state ? "ok" : "stale";
   } catch (error) {
     throw rejectUnstorableText(error);
@@ -633,7 +640,10 @@ WITH expired AS (
   INSERT INTO worker_task_attempts (tenant_id, task_id, event, worker_id, claim_epoch, details)
   SELECT tenant_id, id, 'timed_out', worker_id, claim_epoch, jsonb_build_object('reason', $3::text) FROM finished
 )
-SELECT count(*)::int AS n FROM finished`;
+SELECT count(*)::int AS n,
+       ARRAY(SELECT DISTINCT jsonb_build_object('tenantId', f.tenant_id, 'id', f.instance_id) FROM finished f
+              WHERE (f.tenant_id, f.instance_id) NOT IN (SELECT tenant_id, id FROM woken)) AS unwoken
+  FROM finished`;
 
 // stale:     claimed tasks whose worker has not sent a heartbeat for staleMs, locked.
 // reclaimed: back to `pending` with the worker cleared; the epoch is kept, the next claim bumps it.
@@ -679,7 +689,10 @@ export async function reapWorkerTasks(
   options: Partial<ReapOptions> = {},
 ): Promise<{ timedOut: number; reclaimed: number }> {
   const { staleMs, limit, onlyTenants } = { ...REAP_DEFAULTS, ...options };
-  const timedOut = await db.query<{ n: number }>({ name: "time_out_worker_tasks", text: TIME_OUT, values: [now, limit, TIMEOUT_MESSAGE, onlyTenants] });
+  const timedOut = await db.query<{ n: number; unwoken: InstanceKey[] }>({
+    name: "time_out_worker_tasks", text: TIME_OUT, values: [now, limit, TIMEOUT_MESSAGE, onlyTenants],
+  });
+  await wakeIfWaiting(db, timedOut.rows[0]!.unwoken);
   const reclaimed = await db.query<{ n: number }>({ name: "reclaim_worker_tasks", text: RECLAIM, values: [now, staleMs, limit, onlyTenants] });
   return { timedOut: timedOut.rows[0]!.n, reclaimed: reclaimed.rows[0]!.n };
 }
