@@ -68,14 +68,14 @@ UPDATE task_instances
  * one (a pause to a waiting instance recorded as dropped, the wake rules of signals.ts), in the
  * caller's transaction; the number queued.
  */
-async function signalLive(client: Queryable, tenantId: TenantId, ids: readonly string[], signal: { type: SignalType; payload: unknown }): Promise<number> {
+async function signalLive(client: Queryable, tenantId: TenantId, ids: readonly string[], signal: { type: SignalType; payload: unknown }): Promise<string[]> {
   const { rows } = await client.query<{ id: string; state: InstanceState }>({
     name: "batch_lock_instances",
     text: "SELECT id, state FROM task_instances WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE",
     values: [tenantId, ids],
   });
   const live = rows.filter((row) => !isTerminal(row.state));
-  if (live.length === 0) return 0;
+  if (live.length === 0) return [];
   const dropped = live.map((row) => row.state === "waiting" && signal.type === "pause");
   const payload = signal.payload === null || signal.payload === undefined ? null : JSON.stringify(signal.payload);
   try {
@@ -89,7 +89,19 @@ async function signalLive(client: Queryable, tenantId: TenantId, ids: readonly s
   }
   const woken = live.filter((row, index) => !dropped[index] && wakes(row.state, signal.type)).map((row) => row.id);
   if (woken.length > 0) await client.query({ name: "batch_wake_instances", text: WAKE, values: [tenantId, woken] });
-  return live.length;
+  return live.map((row) => row.id);
+}
+
+/** P: one `batch_action` entry for each instance the action applied to. */
+async function auditBatchAction(client: Queryable, tenantId: TenantId, ids: readonly string[], action: BatchAction): Promise<void> {
+  if (ids.length === 0) return;
+  const details = { action: action.action, ...(action.action === "signal" ? { signal: action.signalName } : {}) };
+  await client.query({
+    name: "audit_batch_action",
+    text: `INSERT INTO instance_audit_log (tenant_id, instance_id, event_type, details)
+           SELECT $1, id, 'batch_action', $3::jsonb FROM unnest($2::uuid[]) AS id`,
+    values: [tenantId, ids, JSON.stringify(details)],
+  });
 }
 
 /** The selection: at most `limit` matching instances, oldest update first. */
@@ -117,7 +129,11 @@ export async function runBatchAction(db: TenantConnections, tenantId: TenantId, 
     const ids = sorted.slice(start, start + BATCH_SIZE);
     try {
       const applied = await withDeadlockRetry(() =>
-        inTransaction(db, async (client) => (signal ? signalLive(client, tenantId, ids, signal) : (await retryFailed(client, tenantId, ids)).length)),
+        inTransaction(db, async (client) => {
+          const appliedTo = signal ? await signalLive(client, tenantId, ids, signal) : await retryFailed(client, tenantId, ids);
+          await auditBatchAction(client, tenantId, appliedTo, action);
+          return appliedTo.length;
+        }),
       );
       result.applied += applied;
       result.skipped += ids.length - applied;

@@ -8,6 +8,7 @@ import { filterConditions, type BulkFilter } from "./bulk-filter.ts";
 import type { TenantConnections } from "./connection-shares.ts";
 import type { TenantId } from "./ids.ts";
 import { TRANSITIONS } from "./instance-state.ts";
+import { QUIET_TRANSITIONS } from "./instance-audit.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction } from "./transaction.ts";
 import { wakeIfWaiting } from "./wakeups.ts";
@@ -49,16 +50,17 @@ export async function bulkSetState(db: TenantConnections, tenantId: TenantId, fi
   if (from.length === 0) return 0;
   const apply = async (ids: string[]) => {
     const values = [tenantId, ids, to, from];
-    if (!isTerminal(to)) return (await db.query({ name: "bulk_set_state", text: SET_STATE, values })).rowCount ?? 0;
-    const ended = await inTransaction(db, async (client) => {
+    const changed = await inTransaction(db, async (client) => {
+      await client.query(QUIET_TRANSITIONS);
       const { rows } = await client.query<{ id: string; parent_instance_id: string | null }>({ name: "bulk_set_state", text: SET_STATE, values });
       // A later statement than the one that ended them (see consumeLateSignals), under the same locks.
-      await consumeLateSignals(client, rows.map((row) => ({ tenantId, id: row.id })));
+      if (isTerminal(to)) await consumeLateSignals(client, rows.map((row) => ({ tenantId, id: row.id })));
       return rows;
     });
-    const parents = new Set(ended.flatMap((row) => (row.parent_instance_id ? [row.parent_instance_id] : [])));
+    if (!isTerminal(to)) return changed.length;
+    const parents = new Set(changed.flatMap((row) => (row.parent_instance_id ? [row.parent_instance_id] : [])));
     await wakeIfWaiting(db, [...parents].map((id) => ({ tenantId, id })));
-    return ended.length;
+    return changed.length;
   };
   return forEachBatch(db, tenantId, (params) => [...filterConditions({ ...filter, states: from }, params)], apply);
 }

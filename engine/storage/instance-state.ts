@@ -3,6 +3,7 @@
 // tenant_id; a foreign instance is simply not found.
 import { AppError, notFound } from "../errors.ts";
 import { isTerminal, type InstanceState } from "../model.ts";
+import { QUIET_TRANSITIONS } from "./instance-audit.ts";
 import { rejectUnstorableText } from "./instance-records.ts";
 import { lockInstance } from "./instances.ts";
 import { consumeLateSignals } from "./signals.ts";
@@ -59,6 +60,7 @@ export async function patchInstanceState(
   const parentId = await inTransaction(db, async (client) => {
     const { state: from, parent_instance_id: parentId } = await lockInstance(client, tenantId, instanceId);
     if (!canTransition(from, to)) throw new AppError("invalid_argument", `cannot transition from ${from} to ${to}`, ["state"]);
+    await client.query(QUIET_TRANSITIONS);
     await client.query({ name: "patch_instance_state", text: APPLY_TRANSITION, values: [tenantId, instanceId, to, nextFireAt] });
     // Under the row lock taken above, so every signal a sender managed to queue is seen here.
     if (isTerminal(to)) await consumeLateSignals(client, [{ tenantId, id: instanceId }]);

@@ -69,8 +69,9 @@ describe("tenantProcedure", () => {
     await db.sql.query("DELETE FROM tenant_storage_placements WHERE tenant_id = $1", [unplaced]);
     const foreign = await httpQuery(member.id, "overview.instanceCounts", { tenantId: tenantB });
     const caller = callerFor(stranded.id);
-    for (const call of [caller.overview.instanceCounts({ tenantId: unplaced }), caller.members.list({ tenantId: unplaced })]) {
-      const error = await trpcError(call);
+    // Each call is made only when awaited: one refused while another is awaited is an unhandled rejection.
+    for (const call of [() => caller.overview.instanceCounts({ tenantId: unplaced }), () => caller.members.list({ tenantId: unplaced })]) {
+      const error = await trpcError(call());
       expect({ code: error.code, message: error.message }).toEqual({ code: "NOT_FOUND", message: "tenant not found" });
     }
     expect(await httpQuery(stranded.id, "overview.instanceCounts", { tenantId: unplaced })).toEqual(foreign);

@@ -93,8 +93,8 @@ describe("resources procedures", () => {
   it("refuse non-operators with exactly the answer of a procedure that does not exist", async () => {
     for (const userId of [member.id, admin.id]) {
       const theirs = callerFor(userId).resources;
-      for (const call of [theirs.ledger(), theirs.usage(), theirs.throttled(), theirs.waits()]) {
-        const error = await trpcError(call);
+      for (const call of [() => theirs.ledger(), () => theirs.usage(), () => theirs.throttled(), () => theirs.waits()]) {
+        const error = await trpcError(call());
         expect(error.code).toBe("NOT_FOUND");
       }
       for (const path of ["resources.ledger", "resources.usage", "resources.throttled", "resources.waits"]) {
