@@ -8,6 +8,10 @@ const STORAGE_FRONT_DOOR = {
   group: ["**/storage/*", "!**/storage/index.ts"],
   message: "engine/storage/index.ts is the only way into storage from outside it",
 };
+const HANDLER_DESCRIPTORS_ONLY = {
+  group: ["**/engine/handlers/*", "!**/engine/handlers/descriptors.ts"],
+  message: "the web knows handlers by engine/handlers/descriptors.ts, never by their (Node) code",
+};
 const NO_EVALUATOR = { group: ["**/engine/exec/**"], message: "the web reads instances through the engine's read model, never engine/exec" };
 
 export default tseslint.config(
@@ -36,8 +40,13 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [NO_WEB] }] },
   },
   {
-    files: ["server/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
+    files: ["server/**/*.ts"],
     ignores: TESTS,
     rules: { "no-restricted-imports": ["error", { patterns: [STORAGE_FRONT_DOOR, NO_EVALUATOR] }] },
+  },
+  {
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: TESTS,
+    rules: { "no-restricted-imports": ["error", { patterns: [STORAGE_FRONT_DOOR, NO_EVALUATOR, HANDLER_DESCRIPTORS_ONLY] }] },
   },
 );

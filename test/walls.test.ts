@@ -28,6 +28,9 @@ const FIXTURES: [where: string, code: string, refusedBecause: RegExp | null][] =
   // the web never reads the evaluator
   ["server/rest/handlers/wall-fixture.ts", 'import { executionNodes } from "../../../engine/exec/tree/nodes.ts";', /read model/],
   ["app/(app)/t/[tenant]/wall-fixture.tsx", 'import { readTreeCursor } from "../../../../engine/exec/tree/cursor.ts";', /read model/],
+  // the browser knows handlers by their descriptors only
+  ["app/(app)/t/[tenant]/wall-fixture.tsx", 'import { createBuiltInHandlers } from "../../../../engine/handlers/registry.ts";', /descriptors/],
+  ["app/(app)/t/[tenant]/wall-fixture.tsx", 'import { HANDLER_DESCRIPTORS } from "../../../../engine/handlers/descriptors.ts";', null],
   // tests may reach inside
   ["engine/scheduler/wall-fixture.test.ts", 'import { claimDueInstances } from "../storage/claim.ts";', null],
 ];

@@ -5,25 +5,19 @@
 // The fan-out bounds of the resource ledger apply in the storage transaction: past a tenant's
 // emits of this minute the step waits for the next minute (a snooze, no attempt used); past the
 // children one instance may emit, the step fails for good (a runaway loop, not a busy minute).
-import { isObject } from "../model.ts";
 import type { EventLimits } from "../storage/index.ts";
+import { EmitEventParams } from "./coordination-params.ts";
 import { failure, paramsObject, success, type Handler } from "./types.ts";
 
 export const DEFAULT_EVENT_LIMITS: EventLimits = { perParent: 1_000, perTenantPerMinute: 6_000 };
 
 export const createEmitEvent = (limits: EventLimits = DEFAULT_EVENT_LIMITS, onMinuteFull?: (tenantId: string) => void): Handler => async (input) => {
-  const params = paramsObject(input.params) ?? {};
-  const slug = typeof params.trigger_slug === "string" && params.trigger_slug !== "" ? params.trigger_slug : null;
-  const sequenceName = typeof params.sequence_name === "string" && params.sequence_name !== "" ? params.sequence_name : null;
-  if (!slug && !sequenceName) return failure(false, "emit_event needs trigger_slug (or sequence_name)");
-  if (params.dedupe_scope !== undefined && params.dedupe_scope !== "parent" && params.dedupe_scope !== "tenant") {
-    return failure(false, "dedupe_scope must be \"parent\" or \"tenant\"");
-  }
-  const key = typeof params.dedupe_key === "string" && params.dedupe_key !== "" ? params.dedupe_key : null;
-  const scope = params.dedupe_scope === "parent" ? `parent:${input.instanceId}` : "tenant";
-  const meta = isObject(params.meta) ? params.meta : {};
+  const parsed = EmitEventParams.safeParse(paramsObject(input.params) ?? {});
+  if (!parsed.success) return failure(false, parsed.error.issues[0]!.message);
+  const { trigger_slug: slug, sequence_name: sequenceName, data, meta = {}, dedupe_key: key, dedupe_scope } = parsed.data;
+  const scope = dedupe_scope === "parent" ? `parent:${input.instanceId}` : "tenant";
   const result = await input.instances.emitEvent({
-    target: slug ? { triggerSlug: slug } : { sequenceName: sequenceName! }, data: params.data ?? {},
+    target: slug ? { triggerSlug: slug } : { sequenceName: sequenceName! }, data: data ?? {},
     metadata: {
       _trigger: slug ?? sequenceName, _trigger_type: "emit_event",
       _trigger_event: { ...meta, source: "emit_event", parent_instance_id: input.instanceId },

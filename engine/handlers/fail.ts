@@ -1,11 +1,9 @@
 // `fail` (wire-format D): always fails with `message` (default "forced failure"); permanent
 // unless `retryable: true`.
+import { FailParams } from "./basic-params.ts";
 import { failure, paramsObject, type Handler } from "./types.ts";
 
 export const fail: Handler = async (input) => {
-  const params = paramsObject(input.params) ?? {};
-  const { message } = params;
-  const text =
-    message === undefined || message === null ? "forced failure" : typeof message === "string" ? message : JSON.stringify(message);
-  return failure(params.retryable === true, text);
+  const { message, retryable } = FailParams.parse(paramsObject(input.params) ?? {});
+  return failure(retryable, message);
 };

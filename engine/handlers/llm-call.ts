@@ -3,19 +3,9 @@
 // of the first choice.
 import { z } from "zod";
 import { sendOutbound, statusFailure, type OutboundGuard } from "./outbound-request.ts";
-import { expected, httpUrl, optional, parseParams, timeoutMs } from "./params.ts";
+import { LlmCallParams } from "./llm-call-params.ts";
+import { parseParams } from "./params.ts";
 import { failure, success, type Handler } from "./types.ts";
-
-const Params = z.object({
-  base_url: z.string({ error: expected("a string") }).transform((base) => `${base.replace(/\/+$/, "")}/chat/completions`).pipe(httpUrl),
-  api_key: optional(z.string({ error: expected("a string") })),
-  model: z.string({ error: expected("a string") }).min(1, "required"),
-  messages: z.array(z.record(z.string(), z.unknown()), { error: expected("an array of message objects") }).min(1, "must not be empty"),
-  temperature: optional(z.number({ error: expected("a number") })),
-  max_tokens: optional(z.number({ error: expected("an integer") }).int("must be an integer").positive("must be > 0")),
-  // Completions are slow: a longer default than http_request's (the step `timeout` still applies).
-  timeout_ms: timeoutMs(60_000),
-});
 
 const Completion = z.object({
   model: z.string().optional(),
@@ -32,7 +22,7 @@ const Completion = z.object({
 
 export function createLlmCall(guard: OutboundGuard): Handler {
   return async (input) => {
-    const parsed = parseParams(Params, input.params);
+    const parsed = parseParams(LlmCallParams, input.params);
     if (!parsed.ok) return parsed.outcome;
     const { base_url: url, api_key, model, messages, temperature, max_tokens, timeout_ms } = parsed.value;
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };

@@ -1,4 +1,4 @@
-// `noop` (wire-format D): no params, output `{}`, never fails.
+// `noop` (wire-format D): no params (NoopParams), output `{}`, never fails.
 import { success, type Handler } from "./types.ts";
 
 export const noop: Handler = async () => success({});

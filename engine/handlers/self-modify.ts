@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import type { Block } from "../sequence/schema.ts";
 import { validateBlocks } from "../sequence/validate.ts";
 import { walkBlocks } from "../sequence/walk.ts";
+import { SelfModifyParams } from "./coordination-params.ts";
 import { failure, paramsObject, type Handler } from "./types.ts";
 
 export const selfModify: Handler = async (input) => {
@@ -35,8 +36,10 @@ export function injectBlocks(
   const { blocks: added } = validateBlocks(input.blocks, { ids, blockCount: count, path: ["params", "blocks"] });
   if (added.length === 0) throw new AppError("invalid_argument", "self_modify needs at least one block in params.blocks");
   const holder = blocks.findIndex((top) => contains(top, stepId));
-  const position = input.position === undefined ? holder + 1 : input.position;
-  if (typeof position !== "number" || !Number.isInteger(position) || position < 0 || position > blocks.length) {
+  // The blocks themselves are held to the sequence rules above; the schema checks position's type.
+  const shape = SelfModifyParams.safeParse(input);
+  const position = shape.success ? (shape.data.position ?? holder + 1) : -1;
+  if (position < 0 || position > blocks.length) {
     throw new AppError("invalid_argument", `self_modify position must be an integer from 0 to ${blocks.length}`);
   }
   if (position <= holder) throw new AppError("invalid_argument", "self_modify can only add blocks after the step that adds them");

@@ -2,16 +2,14 @@
 // Polling for pause/cancel signals belongs to the engine; here an aborted signal ends the sleep
 // early as a retryable failure, so an interrupted sleep never records success.
 import { setTimeout as delay } from "node:timers/promises";
+import { SleepParams } from "./basic-params.ts";
 import { failure, paramsObject, success, type Handler } from "./types.ts";
 
-const DEFAULT_MS = 100;
 /** setTimeout fires at once for delays above 2^31-1 ms, so longer sleeps wait in chunks. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const sleep: Handler = async (input) => {
-  const raw = (paramsObject(input.params) ?? {}).duration_ms;
-  // Sleep has no failure for bad params (D): anything but a non-negative integer means the default.
-  const durationMs = Number.isSafeInteger(raw) && (raw as number) >= 0 ? (raw as number) : DEFAULT_MS;
+  const { duration_ms: durationMs } = SleepParams.parse(paramsObject(input.params) ?? {});
   try {
     for (let left = durationMs; left > 0; left -= MAX_TIMER_MS) {
       await delay(Math.min(left, MAX_TIMER_MS), undefined, { signal: input.signal });
