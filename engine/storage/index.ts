@@ -18,6 +18,7 @@ import { runBatchAction, type BatchAction } from "./batch-actions.ts";
 import { bulkReschedule, bulkSetState } from "./bulk.ts";
 import type { BulkFilter } from "./bulk-filter.ts";
 import { listDeadLetters, type DeadLetterQuery } from "./dead-letters.ts";
+import { listInstanceAudit, readChanges, type AuditEntry, type ChangeCursor } from "./instance-audit.ts";
 import { listFailureGroups } from "./failure-groups.ts";
 import { resumeFrom, retryInstance, type ResumeFrom } from "./rerun.ts";
 import { pollInstanceLive, type OutputPosition } from "./live.ts";
@@ -65,6 +66,9 @@ export {
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
 } from "./worker-tasks.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
+export {
+  CHANGES_LIMIT, decodeChangeCursor, encodeChangeCursor, type AuditEntry, type ChangeCursor, type ChangesPage,
+} from "./instance-audit.ts";
 export { decodeSignalType, type NewSignal, type PendingSignal, type SignalType } from "./signals.ts";
 export { canTransition, TRANSITIONS } from "./instance-state.ts";
 export { BATCH_ACTION_LIMIT, BATCH_ACTIONS, clampBatchLimit, type BatchAction, type BatchActionName, type BatchActionResult } from "./batch-actions.ts";
@@ -150,6 +154,17 @@ export class TenantStore {
   /** A live stream's poll: the state and the outputs after `after`; null when the tenant has no such instance. */
   pollLive(instanceId: string, after: OutputPosition | null, limit: number) {
     return pollInstanceLive(this.db, this.tenantId, instanceId, after, limit);
+  }
+
+  /** P: the instance's audit entries, newest first; null when the tenant has no such instance. */
+  async instanceAudit(instanceId: string): Promise<AuditEntry[] | null> {
+    if (!(await this.getInstance(instanceId))) return null;
+    return listInstanceAudit(this.db, this.tenantId, instanceId);
+  }
+
+  /** S: the tenant's change feed after `after`, oldest first. */
+  readChanges(after: ChangeCursor | null, limit: number) {
+    return readChanges(this.db, this.tenantId, after, limit);
   }
 
   // ---------------------------------------------------------------- limits

@@ -11,9 +11,9 @@ import { isTerminal, type InstanceState } from "../../engine/model.ts";
 import type { Logger } from "../../engine/logger.ts";
 import type { LivePoll, OutputPosition } from "../../engine/storage/index.ts";
 import { wireBlockOutput } from "../rest/wire.ts";
+import { sseEvent, sseResponse } from "./sse.ts";
 
 export const POLL_MS = { default: 500, min: 100, max: 5000 } as const;
-const KEEP_ALIVE_MS = 15_000;
 const MAX_BACKOFF_MS = 30_000;
 /** Output rows read per statement; a poll reads on until it has them all. */
 const OUTPUTS_PER_READ = 100;
@@ -46,11 +46,6 @@ export function positionOf(eventId: string | null): OutputPosition | null {
   }
 }
 
-/** One SSE event, `data` as a single JSON line. */
-function event(name: string, data: unknown, id?: string): string {
-  return `${id ? `id: ${id}\n` : ""}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
 /**
  * The stream's response. `release` is called exactly once when the stream ends, whichever side
  * ends it (the client going away aborts `signal`).
@@ -59,82 +54,46 @@ export function instanceStreamResponse(
   source: LiveSource, instanceId: string,
   options: { pollMs: number; signal: AbortSignal; release: () => void; log: Logger; after?: OutputPosition | null },
 ): Response {
-  const encoder = new TextEncoder();
-  let timer: NodeJS.Timeout | undefined;
-  let keepAlive: NodeJS.Timeout | undefined;
-  let closed = false;
-
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        clearTimeout(timer);
-        clearInterval(keepAlive);
-        options.signal.removeEventListener("abort", close);
-        options.release();
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
+  return sseResponse(options, (channel) => {
+    const { send, close } = channel;
+    let lastState: InstanceState | null = null;
+    let lastUpdate: number | null = null;
+    let after: OutputPosition | null = options.after ?? null;
+    let backoff = options.pollMs;
+    const poll = async () => {
+      try {
+        let read = await source.pollLive(instanceId, after, OUTPUTS_PER_READ);
+        if (channel.closed) return;
+        if (!read) {
+          send(sseEvent("error", { error: "instance not found" }));
+          return close();
         }
-      };
-      options.signal.addEventListener("abort", close, { once: true });
-      if (options.signal.aborted) return close();
-
-      let lastState: InstanceState | null = null;
-      let lastUpdate: number | null = null;
-      let after: OutputPosition | null = options.after ?? null;
-      let backoff = options.pollMs;
-      const poll = async () => {
-        try {
-          let read = await source.pollLive(instanceId, after, OUTPUTS_PER_READ);
-          if (closed) return;
-          if (!read) {
-            send(event("error", { error: "instance not found" }));
-            return close();
-          }
-          if (read.state !== lastState) {
-            lastState = read.state;
-            send(event("state", { instance_id: instanceId, state: read.state }));
-          } else if (lastUpdate !== null && read.updatedAt.getTime() !== lastUpdate) {
-            send(event("progress", { updated_at: read.updatedAt.toISOString() }));
-          }
-          lastUpdate = read.updatedAt.getTime();
-          // Every row up to this poll's snapshot, a page at a time.
-          while (read && read.outputs.length > 0) {
-            for (const output of read.outputs) send(event("output", wireBlockOutput(output), outputEventId(output)));
-            const last: OutputPosition = read.outputs.at(-1)!;
-            after = { createdAt: last.createdAt, id: last.id };
-            read = read.outputs.length < OUTPUTS_PER_READ ? null : await source.pollLive(instanceId, after, OUTPUTS_PER_READ);
-            if (closed) return;
-          }
-          if (isTerminal(lastState)) {
-            send(event("done", { state: lastState }));
-            return close();
-          }
-          backoff = options.pollMs;
-        } catch (error) {
-          options.log.warn({ err: error, instance_id: instanceId }, "instance stream: poll failed, backing off");
-          backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        if (read.state !== lastState) {
+          lastState = read.state;
+          send(sseEvent("state", { instance_id: instanceId, state: read.state }));
+        } else if (lastUpdate !== null && read.updatedAt.getTime() !== lastUpdate) {
+          send(sseEvent("progress", { updated_at: read.updatedAt.toISOString() }));
         }
-        if (!closed) timer = setTimeout(() => void poll(), backoff);
-      };
-      timer = setTimeout(() => void poll(), options.pollMs);
-      keepAlive = setInterval(() => send(": keep-alive\n\n"), KEEP_ALIVE_MS);
-    },
-    cancel() {
-      closed = true;
-      clearTimeout(timer);
-      clearInterval(keepAlive);
-      options.release();
-    },
-  });
-  return new Response(body, {
-    status: 200,
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+        lastUpdate = read.updatedAt.getTime();
+        // Every row up to this poll's snapshot, a page at a time.
+        while (read && read.outputs.length > 0) {
+          for (const output of read.outputs) send(sseEvent("output", wireBlockOutput(output), outputEventId(output)));
+          const last: OutputPosition = read.outputs.at(-1)!;
+          after = { createdAt: last.createdAt, id: last.id };
+          read = read.outputs.length < OUTPUTS_PER_READ ? null : await source.pollLive(instanceId, after, OUTPUTS_PER_READ);
+          if (channel.closed) return;
+        }
+        if (isTerminal(lastState)) {
+          send(sseEvent("done", { state: lastState }));
+          return close();
+        }
+        backoff = options.pollMs;
+      } catch (error) {
+        options.log.warn({ err: error, instance_id: instanceId }, "instance stream: poll failed, backing off");
+        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+      }
+      channel.later(backoff, () => void poll());
+    };
+    channel.later(options.pollMs, () => void poll());
   });
 }

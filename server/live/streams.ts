@@ -1,8 +1,10 @@
-// Opening a live stream for a caller already known to own the instance: a slot from the process's
-// stream budget (503 when there is none, in the spec's words), then the stream itself.
+// Opening a live stream for a caller already known to own what it follows: a slot from the
+// process's stream budget, shared by both kinds (S), then the stream itself.
 import { AppError } from "../../engine/errors.ts";
 import type { Logger } from "../../engine/logger.ts";
+import type { ChangeCursor } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
+import { changeStreamResponse, type ChangeSource } from "./change-stream.ts";
 import { instanceStreamResponse, positionOf, type LiveSource } from "./instance-stream.ts";
 import { StreamSlots } from "./stream-slots.ts";
 
@@ -27,4 +29,14 @@ export function openInstanceStream(
   const release = streamSlots(services).take(tenantId);
   if (!release) throw new AppError("unavailable", "too many concurrent streaming clients; retry later");
   return instanceStreamResponse(source, instanceId, { ...options, release, after: positionOf(options.lastEventId) });
+}
+
+/** The tenant's change stream (S): a slot from the same budget, 429 in the spec's words when none is left. */
+export function openChangeStream(
+  services: Services, tenantId: string, source: ChangeSource,
+  options: { after: ChangeCursor | null; limit: number; signal: AbortSignal; log: Logger },
+): Response {
+  const release = streamSlots(services).take(tenantId);
+  if (!release) throw new AppError("rate_limited", "concurrent change stream limit reached");
+  return changeStreamResponse(source, { ...options, release });
 }

@@ -16,6 +16,7 @@ import {
   pollTasks, queuePollBody, taskStats,
 } from "./handlers/workers.ts";
 import { streamInstance } from "./handlers/streams.ts";
+import { instanceAudit, listChanges, streamChanges } from "./handlers/changes.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 export const ROUTES: readonly Route[] = [
@@ -51,6 +52,10 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),
   defineRoute({ method: "GET", path: "/instances/{id}/tree", access: "tenant", notFound: "instance", handle: getExecutionTree }),
   defineRoute({ method: "GET", path: "/instances/{id}/stream", access: "tenant", notFound: "instance", handle: streamInstance }),
+  // The instance audit log (P) and the tenant's change feed over it (S).
+  defineRoute({ method: "GET", path: "/instances/{id}/audit", access: "tenant", notFound: "instance", handle: instanceAudit }),
+  defineRoute({ method: "GET", path: "/changes", access: "tenant", notFound: "tenant", handle: listChanges }),
+  defineRoute({ method: "GET", path: "/changes/stream", access: "tenant", notFound: "tenant", handle: streamChanges }),
   // Circuit breakers (wire-format I). A path naming another tenant answers as a missing tenant does.
   defineRoute({ method: "GET", path: "/circuit-breakers", access: "tenant", notFound: "tenant", handle: listAllBreakers }),
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers", access: "tenant", notFound: "tenant", handle: listTenantBreakers }),

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { pollMsOf } from "../live/instance-stream.ts";
 import type { Services } from "../services.ts";
-import { handleRest } from "./index.ts";
-import { call, createInstance, createSequence, expectSameReply, operatorKey, tenantWithKey } from "./testing.ts";
+import { call, createInstance, createSequence, expectSameReply, openStream, operatorKey, tenantWithKey, type SseEvent } from "./testing.ts";
 
 let db: TestDatabase;
 let acme: { id: string; key: string };
@@ -23,44 +22,6 @@ beforeAll(async () => {
   globexSequence = await createSequence(db, globex);
 });
 afterAll(() => db.drop());
-
-interface SseEvent {
-  event: string;
-  data: unknown;
-  id?: string;
-}
-
-/** An open stream, read event by event; `close` aborts the request as a client going away does. */
-async function open(path: string, key: string, services: Services = db, headers: Record<string, string> = {}) {
-  const abort = new AbortController();
-  const request = new Request(`http://bulkhead.test/api/v1${path}`, { headers: { "x-api-key": key, ...headers }, signal: abort.signal });
-  const response = await handleRest(request, services);
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let ended = false;
-  /** The next event (keep-alive comments skipped), or null once the stream has ended. */
-  const next = async (timeoutMs = 5_000): Promise<SseEvent | null> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const end = buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (block.startsWith(":")) continue;
-        const lines = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
-        return { event: lines.event!, data: JSON.parse(lines.data!), ...(lines.id ? { id: lines.id } : {}) };
-      }
-      if (ended) return null;
-      if (Date.now() > deadline) throw new Error(`no event within ${timeoutMs} ms`);
-      reader ??= response.body!.getReader();
-      const chunk = await reader.read();
-      if (chunk.done) ended = true;
-      else buffer += decoder.decode(chunk.value, { stream: true });
-    }
-  };
-  return { response, next, close: () => abort.abort() };
-}
 
 let written = 0;
 /** An output row, each a millisecond after the one before (created_at is kept to the millisecond). */
@@ -80,7 +41,7 @@ describe("GET /instances/{id}/stream", () => {
     const id = await createInstance(db, acme, acmeSequence);
     await setState(id, "running");
     await addOutput(id, acme.id, "first", { n: 1 });
-    const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    const stream = await openStream(db, `/instances/${id}/stream?poll_ms=100`, acme.key);
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(await stream.next()).toEqual({ event: "state", data: { instance_id: id, state: "running" } });
@@ -102,18 +63,18 @@ describe("GET /instances/{id}/stream", () => {
     const id = await createInstance(db, acme, acmeSequence);
     await setState(id, "running");
     for (const block of ["one", "two", "three"]) await addOutput(id, acme.id, block, { block });
-    const first = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    const first = await openStream(db, `/instances/${id}/stream?poll_ms=100`, acme.key);
     expect((await first.next())?.event).toBe("state");
     const one = await first.next();
     expect(one).toMatchObject({ event: "output", data: { block_id: "one" }, id: expect.any(String) });
     first.close();
-    const again = await open(`/instances/${id}/stream?poll_ms=100`, acme.key, db, { "last-event-id": one!.id! });
+    const again = await openStream(db, `/instances/${id}/stream?poll_ms=100`, acme.key, { "last-event-id": one!.id! });
     expect((await again.next())?.event).toBe("state");
     expect((await again.next())?.data).toMatchObject({ block_id: "two" });
     expect((await again.next())?.data).toMatchObject({ block_id: "three" });
     again.close();
     // An id that is not one of ours streams from the start.
-    const fresh = await open(`/instances/${id}/stream?poll_ms=100`, acme.key, db, { "last-event-id": "not-a-position" });
+    const fresh = await openStream(db, `/instances/${id}/stream?poll_ms=100`, acme.key, { "last-event-id": "not-a-position" });
     expect((await fresh.next())?.event).toBe("state");
     expect((await fresh.next())?.data).toMatchObject({ block_id: "one" });
     fresh.close();
@@ -122,7 +83,7 @@ describe("GET /instances/{id}/stream", () => {
   it("tells of a run's other progress (a step started, an attempt failed) with a progress event", async () => {
     const id = await createInstance(db, acme, acmeSequence);
     await setState(id, "running");
-    const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    const stream = await openStream(db, `/instances/${id}/stream?poll_ms=100`, acme.key);
     expect((await stream.next())?.event).toBe("state");
     await db.sql.query("UPDATE task_instances SET updated_at = now() + interval '1 second' WHERE id = $1", [id]);
     expect(await stream.next()).toEqual({ event: "progress", data: { updated_at: expect.stringMatching(/^\d{4}-/) } });
@@ -131,7 +92,7 @@ describe("GET /instances/{id}/stream", () => {
 
   it("ends with an error event when the instance is deleted while it streams", async () => {
     const id = await createInstance(db, acme, acmeSequence);
-    const stream = await open(`/instances/${id}/stream?poll_ms=100`, acme.key);
+    const stream = await openStream(db, `/instances/${id}/stream?poll_ms=100`, acme.key);
     expect((await stream.next())?.event).toBe("state");
     await db.sql.query("DELETE FROM task_instances WHERE id = $1", [id]);
     expect(await stream.next()).toEqual({ event: "error", data: { error: "instance not found" } });
@@ -164,20 +125,20 @@ describe("the stream budget (noisy neighbour)", () => {
     const services: Services = { ...db, config: { ...db.config, BULKHEAD_STREAMS: 4, BULKHEAD_STREAMS_PER_TENANT: 2 } };
     const mine = await createInstance(db, acme, acmeSequence);
     const theirs = await createInstance(db, globex, globexSequence);
-    const held = [await open(`/instances/${mine}/stream`, acme.key, services), await open(`/instances/${mine}/stream`, acme.key, services)];
+    const held = [await openStream(services, `/instances/${mine}/stream`, acme.key), await openStream(services, `/instances/${mine}/stream`, acme.key)];
     for (const stream of held) expect(stream.response.status).toBe(200);
 
-    const refused = await open(`/instances/${mine}/stream`, acme.key, services);
+    const refused = await openStream(services, `/instances/${mine}/stream`, acme.key);
     expect(refused.response.status).toBe(503);
     expect(await refused.response.text()).toBe('{"error":"unavailable: too many concurrent streaming clients; retry later"}');
 
-    const neighbour = await open(`/instances/${theirs}/stream?poll_ms=100`, globex.key, services);
+    const neighbour = await openStream(services, `/instances/${theirs}/stream?poll_ms=100`, globex.key);
     expect(neighbour.response.status).toBe(200);
     expect((await neighbour.next())?.event).toBe("state");
 
     held[0]!.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const again = await open(`/instances/${mine}/stream`, acme.key, services);
+    const again = await openStream(services, `/instances/${mine}/stream`, acme.key);
     expect(again.response.status).toBe(200);
     for (const stream of [held[1]!, neighbour, again]) stream.close();
   });

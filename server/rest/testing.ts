@@ -5,6 +5,7 @@ import { expect } from "vitest";
 import type { TestDatabase } from "../../test/db.ts";
 import { makeTenant } from "../../test/factories.ts";
 import { createApiKey } from "../control/api-keys.ts";
+import type { Services } from "../services.ts";
 import { handleRest } from "./index.ts";
 
 export interface Reply {
@@ -107,4 +108,42 @@ export async function createInstance(db: TestDatabase, tenant: { id: string; key
   });
   expect(reply.status).toBe(201);
   return (reply.json() as { id: string }).id;
+}
+
+export interface SseEvent {
+  event: string;
+  data: unknown;
+  id?: string;
+}
+
+/** An open stream, read event by event; `close` aborts the request as a client going away does. */
+export async function openStream(services: Services, path: string, key: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const request = new Request(`http://bulkhead.test/api/v1${path}`, { headers: { "x-api-key": key, ...headers }, signal: abort.signal });
+  const response = await handleRest(request, services);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let ended = false;
+  /** The next event (keep-alive comments skipped), or null once the stream has ended. */
+  const next = async (timeoutMs = 5_000): Promise<SseEvent | null> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (block.startsWith(":")) continue;
+        const lines = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+        return { event: lines.event!, data: JSON.parse(lines.data!), ...(lines.id ? { id: lines.id } : {}) };
+      }
+      if (ended) return null;
+      if (Date.now() > deadline) throw new Error(`no event within ${timeoutMs} ms`);
+      reader ??= response.body!.getReader();
+      const chunk = await reader.read();
+      if (chunk.done) ended = true;
+      else buffer += decoder.decode(chunk.value, { stream: true });
+    }
+  };
+  return { response, next, close: () => abort.abort() };
 }
