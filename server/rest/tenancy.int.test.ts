@@ -141,6 +141,7 @@ const CASES: Record<string, RouteCase> = {
   "POST /instances/batch-action": { body: (tenantId) => ({ filter: { tenant_id: tenantId }, action: "cancel" }) },
   "GET /instances/{id}/tree": { id: "instance" },
   "GET /instances/{id}/stream": { id: "instance" },
+  "GET /instances/{id}/audit": { id: "instance" },
   "POST /workers/tasks/poll": { body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1" }) },
   "POST /workers/tasks/poll/queue": {
     body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1", queue_name: "q" }),
