@@ -6,12 +6,14 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useId, useMemo, useState, type KeyboardEvent } from "react";
+import { useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { checkSequence } from "../../../../../../engine/sequence/validate.ts";
 import { useTRPC } from "../../../../../_components/trpc";
 import { Canvas } from "./canvas";
 import type { Selection } from "./flow.ts";
 import { Inspector } from "./inspector";
+import { keepFocusInside } from "./keep-focus.ts";
+import { templateHints } from "./template-hints.ts";
 import {
   addBlock, addBranch, allBlocks, BLOCK_TYPES, blockPathOf, commit, getAt, indentBlock, isBlock, moveBlock, moveBlockTo, outdentBlock,
   pathKey, redo, removeBlock, removeBranch, samePath, slotsOf, splitBlockPath, startHistory, undo, updateBlock, updateSequence,
@@ -42,6 +44,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
   const [runInput, setRunInput] = useState("{}");
   const [runError, setRunError] = useState<string | null>(null);
   const doc = history.present;
+  const root = useRef<HTMLDivElement>(null);
 
   const handlers = useQuery(trpc.sequences.handlers.queryOptions({ tenantId }));
   const check = useMemo(() => checkSequence(doc), [doc]);
@@ -78,6 +81,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
     setJsonDraft(null);
   };
   const travel = (to: (h: History) => History) => {
+    keepFocusInside(root.current);
     setHistory(to);
     setSelection(null);
     setRevision((r) => r + 1);
@@ -98,7 +102,10 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
     change(added.doc, { kind: "block", path: added.path });
   };
   const moveResult = (result: { doc: SequenceDoc; path: Path }) => change(result.doc, { kind: "block", path: result.path });
-  const remove = (path: Path) => change(removeBlock(doc, path), null);
+  const remove = (path: Path) => {
+    keepFocusInside(root.current);
+    change(removeBlock(doc, path), null);
+  };
   const onDrop = (from: Path, target: Selection) => {
     if (!target) return;
     if (target.kind === "slot") return moveResult(moveBlockTo(doc, from, target.list, 0));
@@ -179,7 +186,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
       : "at the end";
 
   return (
-    <div className="seq-editor" onKeyDown={onKeyDown}>
+    <div className="seq-editor" ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
       <div className="seq-meta form-row">
         <div className="field">
           <label htmlFor={ids.name}>Name</label>
@@ -345,6 +352,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
                   block={selectedBlock}
                   problems={pinned.get(pathKey(selectedPath)) ?? []}
                   handlers={handlers.data ?? { builtins: [], seen: [] }}
+                  hints={templateHints(doc, selectedPath)}
                   onChange={(fields) => change(updateBlock(doc, selectedPath, fields), undefined, false)}
                   onAddBranch={() => change(addBranch(doc, selectedPath))}
                   onRemoveBranch={(index) => change(removeBranch(doc, selectedPath, index))}

@@ -1,9 +1,16 @@
 "use client";
 
-// The form for the selected block, one per block type. Every change goes straight into the model
-// (and so into validation); JSON fields are checked when they lose focus.
-import { useId, useState } from "react";
+// The form for the selected block: every field of its wire-format A schema (form-spec.ts), the
+// params form of a built-in handler, and the arms a fork can gain or lose. Every change goes
+// straight into the model (and so into validation); JSON fields are checked when they lose focus.
+import { useId } from "react";
+import { blockSpec } from "./form-spec.ts";
 import { getAt, type JsonBlock } from "./model.ts";
+import { JsonField } from "./json-field";
+import { ParamsFields } from "./params-fields";
+import { ObjectFields, type FormContext } from "./schema-fields";
+import { TemplateInput } from "./template-input";
+import { NO_HINTS, type TemplateHints } from "./template-hints.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -11,6 +18,8 @@ export interface InspectorProps {
   block: JsonBlock;
   problems: string[];
   handlers: { builtins: string[]; seen: string[] };
+  /** Names templates and expressions may use here. */
+  hints?: TemplateHints;
   onChange(fields: Fields): void;
   onAddBranch(): void;
   onRemoveBranch(index: number): void;
@@ -49,102 +58,17 @@ function CheckField({ label, checked, onChange }: { label: string; checked: bool
   );
 }
 
-/** A JSON value edited as text; applied on blur when it parses, otherwise the error shows. */
-export function JsonField({ label, value, onChange, hint, absentAs }: { label: string; value: unknown; onChange(value: unknown): void; hint?: string; absentAs?: unknown }) {
+function RouteCondition({ index, value, hints, onChange }: { index: number; value: unknown; hints: TemplateHints; onChange(value: string): void }) {
   const id = useId();
-  const shown = value === undefined ? absentAs : value;
-  const [draft, setDraft] = useState(() => JSON.stringify(shown ?? null, null, 2));
-  const [error, setError] = useState<string | null>(null);
   return (
     <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea
-        id={id}
-        className="input textarea"
-        value={draft}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={hint ? `${id}-hint` : undefined}
-        onChange={(e) => setDraft(e.target.value)}
-        onBlur={() => {
-          try {
-            const parsed: unknown = draft.trim() === "" ? null : JSON.parse(draft);
-            setError(null);
-            onChange(parsed);
-          } catch (e) {
-            setError(`Not valid JSON: ${(e as Error).message}`);
-          }
-        }}
-      />
-      {hint && (
-        <p id={`${id}-hint`} className="muted form-hint">
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <label htmlFor={id}>{`Route ${index + 1} condition`}</label>
+      <TemplateInput id={id} value={text(value)} mode="expression" hints={hints} onChange={onChange} placeholder='data.tier == "gold"' />
     </div>
   );
 }
 
-const TEMPLATE_HINT = "Strings may use templates: {{data.field}}, {{config.key}}, {{outputs.<block id>.field}}, {{instance_id}}, with fallbacks {{data.x | \"default\"}}.";
-
-function StepFields({ block, handlers, onChange }: Pick<InspectorProps, "block" | "handlers" | "onChange">) {
-  const listId = useId();
-  const retry = isRecord(block.retry) ? block.retry : null;
-  const window = isRecord(block.send_window) ? block.send_window : null;
-  const days = Array.isArray(window?.days) ? (window.days as unknown[]).join(",") : "";
-  return (
-    <>
-      <datalist id={listId}>
-        {[...handlers.builtins, ...handlers.seen].map((name) => (
-          <option key={name} value={name} />
-        ))}
-      </datalist>
-      <TextField label="Handler" value={block.handler} list={listId} onChange={(handler) => onChange({ handler })} />
-      <JsonField label="Params (JSON)" value={block.params} onChange={(params) => onChange({ params })} hint={TEMPLATE_HINT} />
-      <NumberField label="Timeout (ms)" value={block.timeout} onChange={(timeout) => onChange({ timeout })} />
-      <NumberField label="Deadline (ms)" value={block.deadline} onChange={(deadline) => onChange({ deadline })} />
-      <TextField label="Fallback handler" value={block.fallback_handler} list={listId} onChange={(v) => onChange({ fallback_handler: v || undefined })} />
-      <TextField label="Rate-limit key" value={block.rate_limit_key} onChange={(v) => onChange({ rate_limit_key: v || undefined })} />
-      <fieldset className="seq-fieldset">
-        <legend>Retry</legend>
-        <CheckField
-          label="Retry on failure"
-          checked={retry !== null}
-          onChange={(on) => onChange({ retry: on ? { max_attempts: 3, initial_backoff: 1000, max_backoff: 60000, backoff_multiplier: 2 } : null })}
-        />
-        {retry && (
-          <>
-            <NumberField label="Max attempts" value={retry.max_attempts} onChange={(v) => onChange({ retry: { ...retry, max_attempts: v } })} />
-            <NumberField label="Initial backoff (ms)" value={retry.initial_backoff} onChange={(v) => onChange({ retry: { ...retry, initial_backoff: v } })} />
-            <NumberField label="Max backoff (ms)" value={retry.max_backoff} onChange={(v) => onChange({ retry: { ...retry, max_backoff: v } })} />
-            <NumberField label="Backoff multiplier" value={retry.backoff_multiplier} onChange={(v) => onChange({ retry: { ...retry, backoff_multiplier: v } })} />
-          </>
-        )}
-      </fieldset>
-      <fieldset className="seq-fieldset">
-        <legend>Send window</legend>
-        <CheckField label="Only run inside a send window" checked={window !== null} onChange={(on) => onChange({ send_window: on ? { start_hour: 9, end_hour: 17, days: [] } : undefined })} />
-        {window && (
-          <>
-            <NumberField label="Start hour (0-23)" value={window.start_hour} onChange={(v) => onChange({ send_window: { ...window, start_hour: v } })} />
-            <NumberField label="End hour (0-23, exclusive)" value={window.end_hour} onChange={(v) => onChange({ send_window: { ...window, end_hour: v } })} />
-            <TextField
-              label="Days (0 = Monday … 6 = Sunday, comma-separated; empty = every day)"
-              value={days}
-              onChange={(v) => onChange({ send_window: { ...window, days: v.split(",").map((d) => d.trim()).filter(Boolean).map(Number) } })}
-            />
-          </>
-        )}
-      </fieldset>
-    </>
-  );
-}
-
-function BranchList({ block, onChange, onAddBranch, onRemoveBranch }: Omit<InspectorProps, "problems" | "handlers">) {
+function BranchList({ block, hints, onChange, onAddBranch, onRemoveBranch }: Omit<InspectorProps, "problems" | "handlers">) {
   if (block.type === "parallel" || block.type === "race") {
     const branches = Array.isArray(block.branches) ? block.branches : [];
     return (
@@ -173,9 +97,10 @@ function BranchList({ block, onChange, onAddBranch, onRemoveBranch }: Omit<Inspe
         <legend>Routes (the first truthy condition wins)</legend>
         {routes.map((route, index) => (
           <div key={index} className="seq-row">
-            <TextField
-              label={`Route ${index + 1} condition`}
+            <RouteCondition
+              index={index}
               value={getAt(route, ["condition"])}
+              hints={hints ?? NO_HINTS}
               onChange={(condition) => onChange({ routes: routes.map((r, i) => (i === index && isRecord(r) ? { ...r, condition } : r)) })}
             />
             <button type="button" className="btn btn-small" onClick={() => onRemoveBranch(index)} aria-label={`Remove route ${index + 1}`}>
@@ -214,76 +139,43 @@ function BranchList({ block, onChange, onAddBranch, onRemoveBranch }: Omit<Inspe
   return null;
 }
 
-function TypeFields(props: Omit<InspectorProps, "problems">) {
-  const { block, onChange } = props;
-  switch (block.type) {
-    case "step":
-      return <StepFields {...props} />;
-    case "loop":
-      return (
-        <>
-          <TextField label="Condition" value={block.condition} onChange={(condition) => onChange({ condition })} placeholder="data.count < 3" />
-          <NumberField label="Max iterations" value={block.max_iterations} onChange={(max_iterations) => onChange({ max_iterations })} />
-          <TextField label="Break on" value={block.break_on} onChange={(v) => onChange({ break_on: v || undefined })} />
-        </>
-      );
-    case "for_each":
-      return (
-        <>
-          <TextField label="Collection" value={block.collection} onChange={(collection) => onChange({ collection })} placeholder="items or {{data.items}}" />
-          <TextField label="Item variable" value={block.item_var} onChange={(item_var) => onChange({ item_var })} />
-          <NumberField label="Max iterations" value={block.max_iterations} onChange={(max_iterations) => onChange({ max_iterations })} />
-        </>
-      );
-    case "race":
-      return (
-        <>
-          <SelectField
-            label="Semantics"
-            value={text(block.semantics) || "first_to_resolve"}
-            options={["first_to_resolve", "first_to_succeed"]}
-            onChange={(semantics) => onChange({ semantics })}
-          />
-          <BranchList {...props} />
-        </>
-      );
-    case "try_catch":
-      return <CheckField label="Has a finally block" checked={Array.isArray(block.finally_block)} onChange={(on) => onChange({ finally_block: on ? [] : null })} />;
-    case "sub_sequence":
-      return (
-        <>
-          <TextField label="Sequence name" value={block.sequence_name} onChange={(sequence_name) => onChange({ sequence_name })} />
-          <NumberField label="Version (empty = latest)" value={block.version} onChange={(version) => onChange({ version })} />
-          <JsonField label="Input (JSON)" value={block.input} onChange={(input) => onChange({ input })} />
-        </>
-      );
-    case "saga":
-      return <JsonField label="Saga steps (JSON)" value={block.steps} onChange={(steps) => onChange({ steps })} absentAs={[]} />;
-    default:
-      return <BranchList {...props} />;
-  }
-}
+/** Fields drawn by BranchList or the step's head rather than by the schema form. */
+const DRAWN_ELSEWHERE: Record<string, ReadonlySet<string>> = {
+  step: new Set(["handler", "params"]),
+  router: new Set(["routes", "default"]),
+  a_b_split: new Set(["variants"]),
+  ab_split: new Set(["variants"]),
+};
+const NOTHING: ReadonlySet<string> = new Set();
 
-function SelectField({ label, value, options, onChange }: { label: string; value: string; options: string[]; onChange(value: string): void }) {
-  const id = useId();
+function TypeFields(props: Omit<InspectorProps, "problems"> & { context: FormContext }) {
+  const { block, onChange, context } = props;
+  const spec = blockSpec(block.type);
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} className="select" value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
-      </select>
-    </div>
+    <>
+      {block.type === "step" && <ParamsFields block={block} context={context} onChange={onChange} />}
+      {spec?.kind === "object" && (
+        <ObjectFields fields={spec.fields} value={block} onField={(name, value) => onChange({ [name]: value })} context={context} skip={DRAWN_ELSEWHERE[block.type] ?? NOTHING} />
+      )}
+      {block.type === "try_catch" && (
+        <CheckField label="Has a finally block" checked={Array.isArray(block.finally_block)} onChange={(on) => onChange({ finally_block: on ? [] : null })} />
+      )}
+      <BranchList {...props} />
+    </>
   );
 }
 
 export function Inspector(props: InspectorProps) {
-  const { block, problems, onChange } = props;
+  const { block, problems, onChange, handlers } = props;
+  const handlerList = useId();
+  const context: FormContext = { hints: props.hints ?? NO_HINTS, handlerList, loop: block.type === "loop" };
   return (
     <div className="seq-inspector-form">
+      <datalist id={handlerList}>
+        {[...handlers.builtins, ...handlers.seen].map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
       <h3>
         {block.type} <span className="muted">{block.id}</span>
       </h3>
@@ -295,7 +187,7 @@ export function Inspector(props: InspectorProps) {
         </ul>
       )}
       <TextField label="Block id" value={block.id} onChange={(id) => onChange({ id })} />
-      <TypeFields {...props} />
+      <TypeFields {...props} context={context} />
       <details className="seq-raw">
         <summary>Block JSON (every field)</summary>
         <JsonField
