@@ -111,6 +111,40 @@ export function armsOf(block: JsonBlock): Arm[] {
   }
 }
 
+/**
+ * The word for an arm given as the run view's read model numbers it (ExecutionNode.branch_index,
+ * engine/exec/tree/nodes.ts): the same label `armsOf` gives, so the run view says "branch 1",
+ * "try" or "default" where the editor does. null for no arm (top level, single-body blocks).
+ */
+export function armLabelOf(parent: JsonBlock, branchIndex: number | null): string | null {
+  if (branchIndex === null) return null;
+  if (parent.type === "saga") {
+    const step = sagaSteps(parent)[Math.floor(branchIndex / 2)];
+    const part = branchIndex % 2 === 0 ? "action" : "compensation";
+    return step ? `step ${step.id || Math.floor(branchIndex / 2) + 1} ${part}` : part;
+  }
+  if (parent.type === "try_catch") return (["try", "catch", "finally"] as const)[branchIndex] ?? null;
+  const arms = armsOf(parent);
+  // Router: `default` is numbered after the routes; armsOf lists it there too.
+  return arms[branchIndex]?.label ?? null;
+}
+
+/** The arm of its parent that the block at `path` (an editor path) sits in; null at the top level. */
+export function armOfPath(doc: unknown, path: Path): string | null {
+  for (let length = path.length - 1; length >= 2; length--) {
+    const parent = getAt(doc, path.slice(0, length));
+    if (typeof path[length - 1] !== "number" || !isBlock(parent)) continue;
+    const inside = path.slice(length, -1);
+    const arm = armsOf(parent).find((candidate) => pathKey(candidate.path) === pathKey(inside));
+    if (arm) return arm.label;
+    const index = inside[0] === "steps" ? inside[1] : undefined;
+    const saga = typeof index === "number" ? sagaSteps(parent)[index] : undefined;
+    if (saga && typeof index === "number") return `step ${saga.id || index + 1} ${String(inside[2])}`;
+    return null;
+  }
+  return null;
+}
+
 export interface SagaStepParts {
   /** The saga step's own id (named in `_error.failed_step`). */
   id: string;

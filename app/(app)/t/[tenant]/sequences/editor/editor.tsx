@@ -8,6 +8,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { checkSequence } from "../../../../../../engine/sequence/validate.ts";
+import { armOfPath } from "../../../../../_components/sequence-graph/arms.ts";
 import { useTRPC } from "../../../../../_components/trpc";
 import { Canvas } from "./canvas";
 import type { Selection } from "./flow.ts";
@@ -300,6 +301,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
                       onClick={() => setSelection({ kind: "block", path })}
                     >
                       {block.type} {block.id}
+                      {armOfPath(doc, path) && <span className="muted"> · {armOfPath(doc, path)}</span>}
                       {problems ? " ⚠" : ""}
                     </button>
                     {slotsOf(block)
