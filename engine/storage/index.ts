@@ -18,7 +18,7 @@ import { runBatchAction, type BatchAction } from "./batch-actions.ts";
 import { bulkReschedule, bulkSetState } from "./bulk.ts";
 import type { BulkFilter } from "./bulk-filter.ts";
 import { listDeadLetters, type DeadLetterQuery } from "./dead-letters.ts";
-import { listInstanceAudit, readChanges, type AuditEntry, type ChangeCursor } from "./instance-audit.ts";
+import { listInstanceAudit, newestChange, readChanges, type AuditEntry, type ChangeCursor } from "./instance-audit.ts";
 import { listFailureGroups } from "./failure-groups.ts";
 import { resumeFrom, retryInstance, type ResumeFrom } from "./rerun.ts";
 import { pollInstanceLive, type OutputPosition } from "./live.ts";
@@ -165,6 +165,11 @@ export class TenantStore {
   /** S: the tenant's change feed after `after`, oldest first. */
   readChanges(after: ChangeCursor | null, limit: number) {
     return readChanges(this.db, this.tenantId, after, limit);
+  }
+
+  /** The newest entry of the feed after `after`, or null. */
+  newestChange(after: ChangeCursor | null) {
+    return newestChange(this.db, this.tenantId, after);
   }
 
   // ---------------------------------------------------------------- limits

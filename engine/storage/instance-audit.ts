@@ -104,6 +104,24 @@ export async function readChanges(db: Queryable, tenantId: TenantId, after: Chan
   return { changes, nextCursor: last ? { createdAt: last.created_at, id: last.id } : null, hasMore: rows.length > limit };
 }
 
+/**
+ * The newest entry of the tenant's feed after `after` (any entry when null), or null when there
+ * is none: what a page that only needs to know that something changed reads, one row however
+ * busy the tenant is.
+ */
+export async function newestChange(db: Queryable, tenantId: TenantId, after: ChangeCursor | null): Promise<ChangeCursor | null> {
+  const bound = await visibleBefore(db);
+  const { rows } = await db.query<{ created_at: string; id: string }>({
+    name: "newest_change",
+    text: `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at, id FROM instance_audit_log
+            WHERE tenant_id = $1 AND instance_audit_log.created_at < $2::timestamptz
+              AND (instance_audit_log.created_at, id) > ($3::timestamptz, $4::uuid)
+            ORDER BY instance_audit_log.created_at DESC, id DESC LIMIT 1`,
+    values: [tenantId, bound, after?.createdAt ?? "-infinity", after?.id ?? "00000000-0000-0000-0000-000000000000"],
+  });
+  return rows[0] ? { createdAt: rows[0].created_at, id: rows[0].id } : null;
+}
+
 /** S: base64url (no padding) of `{"created_at", "id"}`. */
 export function encodeChangeCursor(cursor: ChangeCursor): string {
   return Buffer.from(JSON.stringify({ created_at: cursor.createdAt, id: cursor.id })).toString("base64url");

@@ -42,3 +42,39 @@ export function changeStreamResponse(
     void poll();
   });
 }
+
+export interface ChangeNotices {
+  newestChange(after: ChangeCursor | null): Promise<ChangeCursor | null>;
+}
+
+/**
+ * The web app's variant: one `changed` event (data `{}`, id the newest entry's cursor) for each
+ * poll that found anything new, however many entries that was, so a page refetches what it
+ * shows once. Without a resume point it starts at the feed's end: history is not news.
+ */
+export function changeNoticeResponse(
+  source: ChangeNotices,
+  options: { after: ChangeCursor | null; signal: AbortSignal; release: () => void; log: Logger; pollMs?: number },
+): Response {
+  return sseResponse(options, (channel) => {
+    let after = options.after;
+    let started = after !== null;
+    const poll = async () => {
+      let wait = options.pollMs ?? CHANGE_POLL_MS;
+      try {
+        const newest = await source.newestChange(after);
+        if (channel.closed) return;
+        if (newest) {
+          after = newest;
+          if (started) channel.send(sseEvent("changed", {}, encodeChangeCursor(newest)));
+        }
+        started = true;
+      } catch (error) {
+        options.log.warn({ err: error }, "change notices: read failed, retrying");
+        wait = RETRY_MS;
+      }
+      channel.later(wait, () => void poll());
+    };
+    void poll();
+  });
+}

@@ -21,6 +21,7 @@ it("keeps the stream open through storage errors, backing off, and ends it once 
   });
   const text = await response.text();
   expect(text).toBe(
+    ": open\n\n" +
     'event: state\ndata: {"instance_id":"00000000-0000-4000-8000-000000000000","state":"completed"}\n\n' +
     'event: done\ndata: {"state":"completed"}\n\n',
   );

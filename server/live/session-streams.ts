@@ -1,35 +1,62 @@
-// The web app's live streams (the instance page follows its instance by server push rather than
-// a timer): the same stream as the REST route, for a signed-in member of the tenant named in the
-// path. Signed out, not a member, no such tenant, no such instance or another tenant's: one and
-// the same 404, as the page itself answers.
+// The web app's live streams, for a signed-in member of the tenant named in the path: the
+// instance page follows its instance with the REST route's stream, and lists refetch on the
+// tenant's change notices, rather than on a timer. Signed out, not a member, no such tenant, no
+// such instance or another tenant's: one and the same 404, as the page itself answers.
 import { isAppError } from "../../engine/errors.ts";
 import { UUID_PATTERN } from "../../engine/model.ts";
 import { createLogger } from "../../engine/logger.ts";
+import { decodeChangeCursor, type TenantStore } from "../../engine/storage/index.ts";
 import { auth } from "../auth/index.ts";
 import { identityOf, readSessionUser } from "../auth/sessions.ts";
 import { roleIn } from "../control/users.ts";
 import { services } from "../services.ts";
 import { pollMsOf } from "./instance-stream.ts";
-import { openInstanceStream } from "./streams.ts";
+import { openChangeNotices, openInstanceStream } from "./streams.ts";
 
 const log = createLogger("web", process.env.BULKHEAD_LOG_LEVEL ?? "info");
 
 const notFound = () => Response.json({ error: "not found" }, { status: 404 });
 
-export async function openLiveForSession(request: Request, params: Promise<{ tenant: string; id: string }>): Promise<Response> {
-  const { tenant, id } = await params;
+/** The store of the tenant in the path, for a signed-in member of it; null for everyone else. */
+async function memberStore(tenant: string): Promise<TenantStore | null> {
   const user = await readSessionUser(services().prisma, identityOf(await auth()));
-  if (!user || !UUID_PATTERN.test(id) || !(await roleIn(services().prisma, tenant, user.id))) return notFound();
+  if (!user || !(await roleIn(services().prisma, tenant, user.id))) return null;
+  return services().storage.tenant(tenant);
+}
+
+/** Opens a stream with `open`, answering its refusals as the REST routes do and "none of yours" as 404. */
+async function answer(open: () => Promise<Response | null>): Promise<Response> {
   try {
-    const store = await services().storage.tenant(tenant);
-    if (!(await store.pollLive(id.toLowerCase(), null, 0))) return notFound();
+    return (await open()) ?? notFound();
+  } catch (error) {
+    if (isAppError(error, "not_found")) return notFound();
+    if (isAppError(error, "unavailable")) return Response.json({ error: `unavailable: ${error.message}` }, { status: 503, headers: { "retry-after": "5" } });
+    if (isAppError(error, "rate_limited")) return Response.json({ error: `rate limit exceeded: ${error.message}` }, { status: 429, headers: { "retry-after": "5" } });
+    if (isAppError(error, "invalid_argument")) return Response.json({ error: `invalid argument: ${error.message}` }, { status: 400 });
+    throw error;
+  }
+}
+
+export function openLiveForSession(request: Request, params: Promise<{ tenant: string; id: string }>): Promise<Response> {
+  return answer(async () => {
+    const { tenant, id } = await params;
+    if (!UUID_PATTERN.test(id)) return null;
+    const store = await memberStore(tenant);
+    if (!store || !(await store.pollLive(id.toLowerCase(), null, 0))) return null;
     return openInstanceStream(services(), tenant, store, id.toLowerCase(), {
       pollMs: pollMsOf(new URL(request.url).searchParams.get("poll_ms")), signal: request.signal, log,
       lastEventId: request.headers.get("last-event-id"),
     });
-  } catch (error) {
-    if (isAppError(error, "not_found")) return notFound();
-    if (isAppError(error, "unavailable")) return Response.json({ error: `unavailable: ${error.message}` }, { status: 503, headers: { "retry-after": "5" } });
-    throw error;
-  }
+  });
+}
+
+/** The tenant's change notices (lists refetch on them), from Last-Event-ID or the feed's end. */
+export function openChangeNoticesForSession(request: Request, params: Promise<{ tenant: string }>): Promise<Response> {
+  return answer(async () => {
+    const { tenant } = await params;
+    const store = await memberStore(tenant);
+    if (!store) return null;
+    const resume = request.headers.get("last-event-id");
+    return openChangeNotices(services(), tenant, store, { after: resume ? decodeChangeCursor(resume) : null, signal: request.signal, log });
+  });
 }

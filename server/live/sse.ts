@@ -55,6 +55,9 @@ export function sseResponse(options: { signal: AbortSignal; release: () => void 
       onAbort = () => channel.close();
       options.signal.addEventListener("abort", onAbort, { once: true });
       if (options.signal.aborted) return channel.close();
+      // A first comment at once: the response (and EventSource's `open`) goes out with it, not
+      // with the first event, which may be long in coming.
+      channel.send(": open\n\n");
       keepAlive = setInterval(() => channel.send(": keep-alive\n\n"), KEEP_ALIVE_MS);
       start(channel);
     },

@@ -4,7 +4,7 @@ import { AppError } from "../../engine/errors.ts";
 import type { Logger } from "../../engine/logger.ts";
 import type { ChangeCursor } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
-import { changeStreamResponse, type ChangeSource } from "./change-stream.ts";
+import { changeNoticeResponse, changeStreamResponse, type ChangeNotices, type ChangeSource } from "./change-stream.ts";
 import { instanceStreamResponse, positionOf, type LiveSource } from "./instance-stream.ts";
 import { StreamSlots } from "./stream-slots.ts";
 
@@ -22,21 +22,36 @@ export function streamSlots(services: Services): StreamSlots {
   return found;
 }
 
+/** A slot for one stream of `tenantId`, or the refusal (the spec words it per route). */
+function takeSlot(services: Services, tenantId: string, refusal: () => AppError): () => void {
+  const release = streamSlots(services).take(tenantId);
+  if (!release) throw refusal();
+  return release;
+}
+
+const noStreamSlot = () => new AppError("unavailable", "too many concurrent streaming clients; retry later");
+const noChangeStreamSlot = () => new AppError("rate_limited", "concurrent change stream limit reached");
+
 export function openInstanceStream(
   services: Services, tenantId: string, source: LiveSource, instanceId: string,
   options: { pollMs: number; signal: AbortSignal; log: Logger; lastEventId: string | null },
 ): Response {
-  const release = streamSlots(services).take(tenantId);
-  if (!release) throw new AppError("unavailable", "too many concurrent streaming clients; retry later");
+  const release = takeSlot(services, tenantId, noStreamSlot);
   return instanceStreamResponse(source, instanceId, { ...options, release, after: positionOf(options.lastEventId) });
 }
 
-/** The tenant's change stream (S): a slot from the same budget, 429 in the spec's words when none is left. */
+/** The tenant's change stream (S), 429 when the budget is used up. */
 export function openChangeStream(
   services: Services, tenantId: string, source: ChangeSource,
   options: { after: ChangeCursor | null; limit: number; signal: AbortSignal; log: Logger },
 ): Response {
-  const release = streamSlots(services).take(tenantId);
-  if (!release) throw new AppError("rate_limited", "concurrent change stream limit reached");
-  return changeStreamResponse(source, { ...options, release });
+  return changeStreamResponse(source, { ...options, release: takeSlot(services, tenantId, noChangeStreamSlot) });
+}
+
+/** The web app's change notices (change-stream.ts), from the same budget. */
+export function openChangeNotices(
+  services: Services, tenantId: string, source: ChangeNotices,
+  options: { after: ChangeCursor | null; signal: AbortSignal; log: Logger },
+): Response {
+  return changeNoticeResponse(source, { ...options, release: takeSlot(services, tenantId, noChangeStreamSlot) });
 }

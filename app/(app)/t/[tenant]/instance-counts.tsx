@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useLiveRefresh } from "../../../_components/live";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { INSTANCE_STATES } from "../../../../engine/model.ts";
@@ -8,7 +9,10 @@ import { INSTANCE_STATES } from "../../../../engine/model.ts";
 
 export function InstanceCounts({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
-  const counts = useQuery({ ...trpc.overview.instanceCounts.queryOptions({ tenantId }), refetchInterval: 5_000 });
+  const counts = useQuery({
+    ...trpc.overview.instanceCounts.queryOptions({ tenantId }),
+    refetchInterval: useLiveRefresh(tenantId, trpc.overview.instanceCounts.queryKey({ tenantId }), 5_000),
+  });
   if (counts.error) return <QueryError error={counts.error} />;
   return (
     <div className="stat-grid" aria-busy={counts.isPending}>

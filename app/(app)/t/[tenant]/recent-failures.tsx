@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useLiveRefresh } from "../../../_components/live";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { ShortId } from "./instances/instance-ui";
@@ -9,7 +10,10 @@ import { ShortId } from "./instances/instance-ui";
 /** The tenant's last 10 failed instances, newest first, each linking to its detail page. */
 export function RecentFailures({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
-  const failures = useQuery({ ...trpc.overview.recentFailures.queryOptions({ tenantId }), refetchInterval: 15_000 });
+  const failures = useQuery({
+    ...trpc.overview.recentFailures.queryOptions({ tenantId }),
+    refetchInterval: useLiveRefresh(tenantId, trpc.overview.recentFailures.queryKey({ tenantId }), 15_000),
+  });
   if (failures.error) return <QueryError error={failures.error} />;
   if (!failures.data) return <div className="skeleton" aria-busy="true" aria-label="Loading recent failures" />;
   if (failures.data.length === 0) return <p className="empty">No failed instances.</p>;

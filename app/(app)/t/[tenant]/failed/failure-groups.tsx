@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { ConfirmButton } from "../../../../_components/confirm-button";
+import { useLiveRefresh } from "../../../../_components/live";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ShortId, Time } from "../instances/instance-ui";
@@ -13,9 +14,10 @@ const RETRY_PER_CALL = 10_000;
 
 export function FailureGroups({ tenantId, canRetry }: { tenantId: string; canRetry: boolean }) {
   const trpc = useTRPC();
-  const groups = useQuery({ ...trpc.instances.failureGroups.queryOptions({ tenantId }), refetchInterval: REFRESH_MS });
-  // Here, not in the group's row: a retried group leaves the list until its runs fail again.
+  const refetchInterval = useLiveRefresh(tenantId, trpc.instances.failureGroups.queryKey({ tenantId }), REFRESH_MS);
+  const groups = useQuery({ ...trpc.instances.failureGroups.queryOptions({ tenantId }), refetchInterval });
   const queryClient = useQueryClient();
+  // Here, not in the group's row: a retried group leaves the list until its runs fail again.
   const retry = useMutation(trpc.instances.batchAction.mutationOptions({
     onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.instances.pathKey() }),
   }));

@@ -4,6 +4,7 @@ import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@t
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { BACKSTOP_MS, useTenantChanges } from "../../../../_components/live";
 import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
 import { INSTANCE_STATES, InstanceStateBadge, ShortId, Time, type InstanceState } from "./instance-ui";
@@ -91,12 +92,17 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
     createdBefore: instant(filters.before),
     search,
   };
+  // Refetched when any of the tenant's instances changes state (server push); polled without it.
+  const pushed = useTenantChanges(tenantId, () => void queryClient.invalidateQueries({
+    queryKey: trpc.instances.list.infiniteQueryKey(input),
+    predicate: (query) => ((query.state.data as { pages?: unknown[] } | undefined)?.pages?.length ?? 1) <= 1,
+  }));
   const list = useInfiniteQuery(
     trpc.instances.list.infiniteQueryOptions(input, {
       getNextPageParam: (last) => last.next,
       // Only the first page follows along: refetching older pages as rows arrive would shift
       // them under the reader, so live refresh stops once more pages are loaded.
-      refetchInterval: (query) => ((query.state.data?.pages.length ?? 1) <= 1 ? LIVE_MS : false),
+      refetchInterval: (query) => ((query.state.data?.pages.length ?? 1) <= 1 ? (pushed === "live" ? BACKSTOP_MS : LIVE_MS) : false),
       placeholderData: keepPreviousData,
       // Text that is no search asks nothing: the box says what is wrong with it.
       enabled: searchError === null,
@@ -257,7 +263,7 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
                 Showing {items.length.toLocaleString()} {items.length === 1 ? "instance" : "instances"}
                 {/* What the rows are the answer to; while the next search is read they are the last one's. */}
                 {search !== undefined && !searching && <> matching “{filters.q.trim()}”</>}
-                {live && <> · refreshes every {LIVE_MS / 1_000} s</>}
+                {live && (pushed === "live" ? <> · live</> : <> · refreshes every {LIVE_MS / 1_000} s</>)}
               </span>
               {!live && (
                 <>
