@@ -11,9 +11,8 @@ async function logStep(page: Page, slot: string, message: string) {
   await outline(page).getByRole("button", { name: slot }).click();
   await page.getByRole("button", { name: "Add step" }).click();
   await inspector(page).getByLabel("Handler", { exact: true }).fill("log");
-  const params = inspector(page).getByLabel("Params (JSON)", { exact: true });
-  await params.fill(JSON.stringify({ message }));
-  await params.blur();
+  // log is built in: its params have a form (message as text).
+  await inspector(page).getByRole("group", { name: "params" }).getByRole("combobox", { name: "message" }).fill(message);
 }
 
 test("a member builds a parallel of two log steps and a router in the editor, saves, runs it and sees it complete", async ({ page, request }) => {
@@ -106,7 +105,8 @@ test("the canvas draws the execution order: a step, a parallel, a try_catch afte
   // The tree is what was meant: the try_catch is a top-level block after the parallel, not a third branch.
   const outlineText = await outline(page).innerText();
   expect(outlineText.split("\n").map((line) => line.trim())).toEqual([
-    "step step_1", "parallel parallel_1", "step step_2", "step step_3", "try_catch try_catch_1", "step step_4", "step step_5", "step step_6",
+    // Nested blocks say which arm they sit in.
+    "step step_1", "parallel parallel_1", "step step_2 · branch 1", "step step_3 · branch 2", "try_catch try_catch_1", "step step_4 · try", "step step_5 · catch", "step step_6",
   ]);
 
   const box = async (selector: string) => {

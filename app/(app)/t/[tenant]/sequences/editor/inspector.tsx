@@ -139,14 +139,14 @@ function BranchList({ block, hints, onChange, onAddBranch, onRemoveBranch }: Omi
   return null;
 }
 
-/** Fields drawn by BranchList or the step's head rather than by the schema form. */
+/** Fields drawn above (the block id), by BranchList or by the step's head rather than by the schema form. */
 const DRAWN_ELSEWHERE: Record<string, ReadonlySet<string>> = {
-  step: new Set(["handler", "params"]),
-  router: new Set(["routes", "default"]),
-  a_b_split: new Set(["variants"]),
-  ab_split: new Set(["variants"]),
+  step: new Set(["id", "handler", "params"]),
+  router: new Set(["id", "routes", "default"]),
+  a_b_split: new Set(["id", "variants"]),
+  ab_split: new Set(["id", "variants"]),
 };
-const NOTHING: ReadonlySet<string> = new Set();
+const NOTHING: ReadonlySet<string> = new Set(["id"]);
 
 function TypeFields(props: Omit<InspectorProps, "problems"> & { context: FormContext }) {
   const { block, onChange, context } = props;

@@ -75,9 +75,21 @@ export function ObjectFields({ fields, value, onField, context, skip }: { fields
 export function Field({ field, value, onChange, context }: { field: FieldEntry; value: unknown; onChange(value: unknown): void; context: FormContext }) {
   const id = useId();
   const { name, spec, required, description } = field;
-  const hint = description ?? (field.default !== undefined ? `default ${JSON.stringify(field.default)}` : undefined);
+  // A default worth saying: a checkbox shows its own, and an empty one says nothing.
+  const shownDefault = typeof field.default === "number" || (typeof field.default === "string" && field.default !== "") ? `default ${JSON.stringify(field.default)}` : undefined;
+  const hint = description ?? shownDefault;
   if (spec.kind === "object") {
     const on = isRecord(value);
+    if (!required && !on) {
+      return (
+        <div className="field">
+          <label className="seq-check">
+            <input type="checkbox" checked={false} aria-describedby={hint ? `${id}-hint` : undefined} onChange={() => onChange(initialValue(spec, name))} /> {name}
+          </label>
+          <Hint id={`${id}-hint`} text={hint} />
+        </div>
+      );
+    }
     if (!required) {
       return (
         <fieldset className="seq-fieldset">
