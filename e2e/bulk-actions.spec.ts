@@ -58,8 +58,22 @@ test("bulk cancel and reschedule act on the filtered sequence only, after a coun
   await bulk.getByRole("button", { name: "Cancel…" }).click();
   await expect(bulk.locator(".bulk-preview")).toHaveText("This will cancel 30 instances of this sequence.");
   await page.screenshot({ path: test.info().outputPath("bulk-cancel-preview.png"), fullPage: true });
+  // The call is held back on its way to the server until the progress has been seen, as a
+  // large selection's calls take a while each.
+  let letGo = () => {};
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  await page.route("**/api/trpc/instances.batchAction**", async (route) => {
+    await held;
+    await route.continue();
+  });
   await bulk.getByRole("button", { name: "Confirm" }).click();
+  await expect(bulk.locator(".bulk-progress")).toHaveText("Cancelling… 0 of 30 done");
+  await expect(bulk.getByRole("progressbar", { name: "cancel progress" })).toBeVisible();
+  await expect(bulk.getByRole("button", { name: "Stop after this call" })).toBeEnabled();
+  await page.screenshot({ path: test.info().outputPath("bulk-cancel-in-progress.png"), fullPage: true });
+  letGo();
   await expect(bulk.locator(".bulk-summary")).toHaveText("Done: 30 cancelled, 0 skipped, 0 failed.");
+  await page.unroute("**/api/trpc/instances.batchAction**");
   await page.screenshot({ path: test.info().outputPath("bulk-cancel-summary.png"), fullPage: true });
 
   // The engine takes the cancel signals; the list (all states now) follows.
