@@ -233,11 +233,11 @@ export class StepRunner {
     if (signals.length === 0) return;
     const cancelled = applySignals(at.run, signals);
     if (cancelled) await this.settleAbandoned(at, cancelled);
-    // What the signals did (a new context, say) is written within PROGRESS_EVERY_MS, which also
-    // marks them delivered, even while a step runs on for minutes; and the loop acts on a pause
-    // now, not when a step next settles.
+    // What the signals did (a new context, say) is written at once, which also marks them
+    // delivered, even while a step runs on for minutes (signals are few: no window to wait for
+    // company); and the loop acts on a pause now, not when a step next settles.
     at.run.unsavedProgress = true;
-    at.unsavedSince ??= performance.now();
+    at.unsavedSince = performance.now() - PROGRESS_EVERY_MS;
     at.wake?.();
   }
 
