@@ -85,7 +85,7 @@ function BlockDetails({
           {parent && (
             <span className="muted">
               {" "}in <code>{parent.blockId}</code>
-              {node.branchIndex !== null && <>, arm {node.branchIndex}</>}
+              {model.armLabel.has(node.id) && <>, {model.armLabel.get(node.id)}</>}
             </span>
           )}
         </dd>

@@ -78,7 +78,7 @@ function TreeNode({
       <code>{node.blockId}</code>
       <span className="tree-node-type">
         {node.blockType.replaceAll("_", " ")}
-        {node.branchIndex !== null && <> · arm {node.branchIndex}</>}
+        {model.armLabel.has(node.id) && <> · {model.armLabel.get(node.id)}</>}
       </span>
       <NodeStateBadge state={state} />
       {needsInput && <span className="badge badge-warn">needs input</span>}

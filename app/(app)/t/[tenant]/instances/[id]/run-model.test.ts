@@ -29,6 +29,19 @@ function data(state: string, nodes: DetailNode[], outputs: Partial<InstanceDetai
 }
 
 describe("runModel", () => {
+  it("names each node's arm in the editor's words: try and catch, branch 1 and 2", () => {
+    const blocks = [
+      { type: "parallel", id: "fan", branches: [[{ type: "step", id: "a", handler: "noop" }], [{ type: "step", id: "b", handler: "noop" }]] },
+      { type: "try_catch", id: "guard", try_block: [{ type: "step", id: "charge", handler: "noop" }], catch_block: [{ type: "step", id: "note", handler: "noop" }] },
+    ];
+    const nodes = [
+      node("fan", null, { blockType: "parallel" }), node("a", "fan", { branchIndex: 0 }), node("b", "fan", { branchIndex: 1 }),
+      node("guard", null, { blockType: "try_catch" }), node("charge", "guard", { branchIndex: 0 }), node("note", "guard", { branchIndex: 1 }),
+    ];
+    const model = runModel({ ...data("completed", nodes), blocks } as InstanceDetailData);
+    expect(Object.fromEntries(model.armLabel)).toEqual({ a: "branch 1", b: "branch 2", charge: "try", note: "catch" });
+  });
+
   it("tells a caught failure from the one that failed the run", () => {
     const nodes = [
       node("guard", null, { blockType: "try_catch", state: "completed" }),

@@ -2,6 +2,7 @@
 // the page): the tree's shape, each block's latest output, each step's times and liveness, and the
 // failures worth saying at the top. Every lookup below is by map, so an instance of hundreds of
 // nodes costs one pass, never a pass per node.
+import { armLabelOf, isBlock, isRecord, type JsonBlock } from "../../../../../_components/sequence-graph/arms";
 import type { DetailNode, InstanceDetailData } from "./detail-types";
 import { isRealOutput } from "./run-format";
 
@@ -39,6 +40,18 @@ export interface RunModel {
   live: boolean;
   /** The latest time the data knows of: "now" when the page has no clock (server render). */
   knownEnd: number;
+  /** Which arm of its parent each node runs in, in the editor's words (branch 1, try, default). */
+  armLabel: Map<string, string>;
+}
+
+/** The definition's blocks by id, nested ones included. */
+function blocksById(blocks: unknown, found = new Map<string, JsonBlock>()): Map<string, JsonBlock> {
+  if (Array.isArray(blocks)) for (const item of blocks) blocksById(item, found);
+  else if (isRecord(blocks)) {
+    if (isBlock(blocks) && typeof blocks.id === "string") found.set(blocks.id, blocks);
+    for (const value of Object.values(blocks)) if (typeof value === "object") blocksById(value, found);
+  }
+  return found;
 }
 
 const LEAF_TYPES = new Set(["step", "sub_sequence"]);
@@ -107,5 +120,13 @@ export function runModel(data: InstanceDetailData): RunModel {
   }
   const started = data.outputs.length > 0 || leaves.some((leaf) => timing.get(leaf.id)!.start !== null);
   const live = leaves.some((leaf) => timing.get(leaf.id)!.live);
-  return { byId, children, depth, latestOutput, timing, leaves, failures, started, live, knownEnd };
+  const definitions = blocksById(data.blocks);
+  const armLabel = new Map<string, string>();
+  for (const node of data.nodes) {
+    const parent = node.parentId ? byId.get(node.parentId) : undefined;
+    const definition = parent && definitions.get(parent.blockId);
+    const label = definition ? armLabelOf(definition, node.branchIndex) : null;
+    if (label) armLabel.set(node.id, label);
+  }
+  return { byId, children, depth, latestOutput, timing, leaves, failures, started, live, knownEnd, armLabel };
 }
