@@ -32,6 +32,8 @@ import { enqueueSignalIfActive, type NewSignal } from "./signals.ts";
 import {
   getSequence, insertSequence, listHandlerNames, listSequences, sequenceInputSchemas, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
+import { deleteSequence, deprecateSequence, listLiveVersions, sequenceByName } from "./sequence-versions.ts";
+import { deleteSequenceDraft, getSequenceDraft, putSequenceDraft, type SequenceDraft } from "./sequence-drafts.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
 import { MoveStore } from "./move-store.ts";
@@ -54,6 +56,8 @@ export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
+export { ACTIVE_STATES, type DeleteOutcome } from "./sequence-versions.ts";
+export type { SequenceDraft } from "./sequence-drafts.ts";
 export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } from "./instance-records.ts";
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
 export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
@@ -122,6 +126,37 @@ export class TenantStore {
 
   getSequence(id: string) {
     return getSequence(this.db, this.tenantId, id);
+  }
+
+  /** The name's versions that are not deprecated, highest first (wire-format Q). */
+  listLiveVersions(namespace: string, name: string) {
+    return listLiveVersions(this.db, this.tenantId, namespace, name);
+  }
+
+  /** That version, or without one the latest not deprecated. */
+  sequenceByName(namespace: string, name: string, version: number | null) {
+    return sequenceByName(this.db, this.tenantId, namespace, name, version);
+  }
+
+  deprecateSequence(id: string) {
+    return deprecateSequence(this.db, this.tenantId, id);
+  }
+
+  /** Refused (not deleted, with the count) while active instances use the version. */
+  deleteSequence(id: string) {
+    return deleteSequence(this.db, this.tenantId, id);
+  }
+
+  getSequenceDraft(key: string) {
+    return getSequenceDraft(this.db, this.tenantId, key);
+  }
+
+  putSequenceDraft(key: string, draft: SequenceDraft) {
+    return putSequenceDraft(this.db, this.tenantId, key, draft);
+  }
+
+  deleteSequenceDraft(key: string) {
+    return deleteSequenceDraft(this.db, this.tenantId, key);
   }
 
   /** The tenant's sequences among `ids`, by id, with their input_schema (null: none). */

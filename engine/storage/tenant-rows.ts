@@ -20,6 +20,7 @@ interface TenantTable {
  */
 export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "sequences" },
+  { name: "sequence_drafts" },
   { name: "task_instances" },
   { name: "block_outputs" },
   { name: "signals" },

@@ -126,6 +126,9 @@ const newInstance = (tenantId: string) => ({ sequence_id: objects.acme.sequence,
 const CASES: Record<string, RouteCase> = {
   "POST /sequences": { body: (tenantId) => sequenceJson(tenantId) },
   "GET /sequences/{id}": { id: "sequence" },
+  "POST /sequences/{id}/deprecate": { id: "sequence" },
+  // Own sequences have a scheduled instance: 409, past the lookup that foreign and random fail.
+  "DELETE /sequences/{id}": { id: "sequence" },
   "POST /instances": { body: newInstance },
   "POST /instances/batch": { body: (tenantId) => ({ instances: [newInstance(tenantId)] }) },
   "GET /instances/{id}": { id: "instance" },

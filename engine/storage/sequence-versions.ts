@@ -1,0 +1,91 @@
+// Versions of one sequence name (wire-format Q): the live list, lookup by name, deprecate and
+// delete. Every statement is scoped by tenant_id.
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
+import type { SequenceRecord } from "./sequences.ts";
+
+interface SequenceRow {
+  id: string; namespace: string; name: string; version: number; status: string; deprecated: boolean; created_at: Date; definition: unknown;
+}
+
+const COLUMNS = "id, namespace, name, version, status, deprecated, created_at, definition";
+const record = (row: SequenceRow): SequenceRecord => ({
+  id: row.id, namespace: row.namespace, name: row.name, version: row.version,
+  status: row.status, deprecated: row.deprecated, createdAt: row.created_at, definition: row.definition,
+});
+
+/** States in which an instance still runs on its version: a delete waits for them to end. */
+export const ACTIVE_STATES = ["scheduled", "running", "waiting", "paused"] as const;
+
+/** The name's versions that are not deprecated, highest first. */
+export async function listLiveVersions(db: Queryable, tenantId: TenantId, namespace: string, name: string): Promise<SequenceRecord[]> {
+  const { rows } = await db.query<SequenceRow>({
+    name: "list_live_versions",
+    text: `SELECT ${COLUMNS} FROM sequences
+            WHERE tenant_id = $1 AND namespace = $2 AND name = $3 AND NOT deprecated
+            ORDER BY version DESC`,
+    values: [tenantId, namespace, name],
+  });
+  return rows.map(record);
+}
+
+/** That exact version (deprecated or not), or without one the highest that is not deprecated. */
+export async function sequenceByName(
+  db: Queryable, tenantId: TenantId, namespace: string, name: string, version: number | null,
+): Promise<SequenceRecord | null> {
+  const { rows } = await db.query<SequenceRow>({
+    name: "sequence_by_name",
+    text: `SELECT ${COLUMNS} FROM sequences
+            WHERE tenant_id = $1 AND namespace = $2 AND name = $3
+              AND ($4::int IS NULL AND NOT deprecated OR version = $4::int)
+            ORDER BY version DESC LIMIT 1`,
+    values: [tenantId, namespace, name, version],
+  });
+  return rows[0] ? record(rows[0]) : null;
+}
+
+/** Marks the version deprecated (idempotent); false when the tenant has no such sequence. */
+export async function deprecateSequence(db: Queryable, tenantId: TenantId, id: string): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: "deprecate_sequence",
+    text: "UPDATE sequences SET deprecated = true WHERE tenant_id = $1 AND id = $2",
+    values: [tenantId, id],
+  });
+  return (rowCount ?? 0) > 0;
+}
+
+export type DeleteOutcome = { deleted: true } | { deleted: false; missing: true } | { deleted: false; missing: false; active: number };
+
+/**
+ * Deletes the version with its terminal instances and their outputs, signals and worker tasks,
+ * unless an instance in an active state still references it. The instances are locked first, so
+ * a retry cannot bring one back to life between the count and the delete.
+ */
+export async function deleteSequence(db: Connectable, tenantId: TenantId, id: string): Promise<DeleteOutcome> {
+  return inTransaction(db, async (client) => {
+    const found = await client.query({
+      name: "lock_sequence_for_delete",
+      text: "SELECT 1 FROM sequences WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
+      values: [tenantId, id],
+    });
+    if (found.rowCount === 0) return { deleted: false, missing: true } as const;
+    const { rows } = await client.query<{ state: string }>({
+      name: "lock_sequence_instances",
+      text: "SELECT state FROM task_instances WHERE tenant_id = $1 AND sequence_id = $2 FOR UPDATE",
+      values: [tenantId, id],
+    });
+    const active = rows.filter((row) => (ACTIVE_STATES as readonly string[]).includes(row.state)).length;
+    if (active > 0) return { deleted: false, missing: false, active } as const;
+    await client.query({
+      name: "delete_sequence",
+      text: `WITH gone AS (DELETE FROM task_instances WHERE tenant_id = $1 AND sequence_id = $2 RETURNING id),
+                  outputs AS (DELETE FROM block_outputs WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM gone)),
+                  queued AS (DELETE FROM signals WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM gone)),
+                  tasks AS (DELETE FROM worker_tasks WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM gone) RETURNING id),
+                  attempts AS (DELETE FROM worker_task_attempts WHERE tenant_id = $1 AND task_id IN (SELECT id FROM tasks))
+             DELETE FROM sequences WHERE tenant_id = $1 AND id = $2`,
+      values: [tenantId, id],
+    });
+    return { deleted: true } as const;
+  });
+}

@@ -1,0 +1,53 @@
+// Sequence versioning (wire-format Q): the live versions of a name, one by name, deprecate and
+// delete. Another tenant's id or name answers as one nobody has.
+import { AppError, notFound } from "../../../engine/errors.ts";
+import { countParam } from "../body.ts";
+import { empty, json, Rejection } from "../http.ts";
+import { requireTenantHeader, type RestContext } from "../route.ts";
+import { wireSequence } from "../wire.ts";
+
+const NO_TENANT = "sequence versions are read for one tenant: name it (X-Tenant-Id)";
+
+/** A required query field; missing or empty is serde's extractor rejection (400, plain text). */
+function required(query: URLSearchParams, name: string): string {
+  const value = query.get(name);
+  if (value === null || value === "") throw new Rejection(400, `Failed to deserialize query string: missing field \`${name}\``);
+  return value;
+}
+
+/** GET /sequences/versions: the name's versions that are not deprecated, highest first. */
+export async function listVersions(context: RestContext<unknown>): Promise<Response> {
+  const query = context.url.searchParams;
+  const [namespace, name] = [required(query, "namespace"), required(query, "name")];
+  const store = requireTenantHeader(context, NO_TENANT);
+  const versions = await store.listLiveVersions(namespace, name);
+  return json(200, versions.map((sequence) => wireSequence(store.tenantId, sequence)));
+}
+
+/** GET /sequences/by-name: that version (even deprecated), or the latest not deprecated. */
+export async function getByName(context: RestContext<unknown>): Promise<Response> {
+  const query = context.url.searchParams;
+  const [namespace, name] = [required(query, "namespace"), required(query, "name")];
+  const version = query.get("version") ? countParam(query, "version", 0, 0) : null;
+  const store = requireTenantHeader(context, NO_TENANT);
+  const sequence = await store.sequenceByName(namespace, name, version);
+  if (!sequence) throw new AppError("not_found", `sequence ${name}`);
+  return json(200, wireSequence(store.tenantId, sequence));
+}
+
+/** POST /sequences/{id}/deprecate: idempotent; the body is ignored. */
+export async function deprecate(context: RestContext<unknown>): Promise<Response> {
+  const store = requireTenantHeader(context, NO_TENANT);
+  if (!(await store.deprecateSequence(context.params.id!))) throw notFound("sequence");
+  return empty(204);
+}
+
+/** DELETE /sequences/{id}: 409 while active instances use the version. */
+export async function deleteVersion(context: RestContext<unknown>): Promise<Response> {
+  const id = context.params.id!;
+  const store = requireTenantHeader(context, NO_TENANT);
+  const outcome = await store.deleteSequence(id);
+  if (outcome.deleted) return empty(204);
+  if (outcome.missing) throw notFound("sequence");
+  throw new AppError("conflict", `cannot delete sequence ${id}: ${outcome.active} active instance(s) still reference it`);
+}

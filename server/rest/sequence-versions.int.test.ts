@@ -1,0 +1,218 @@
+// Sequence versioning over REST (wire-format Q): GET /sequences/versions, GET /sequences/by-name,
+// POST /sequences/{id}/deprecate and DELETE /sequences/{id}, on a real PostgreSQL.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { call, createInstance, expectSameReply, operatorKey, sequenceJson, tenantWithKey } from "./testing.ts";
+
+let db: TestDatabase;
+let acme: { id: string; key: string };
+let globex: { id: string; key: string };
+beforeAll(async () => {
+  db = await freshDatabase();
+  acme = await tenantWithKey(db);
+  globex = await tenantWithKey(db);
+});
+afterAll(() => db.drop());
+
+const PLAIN = "text/plain; charset=utf-8";
+
+/** Versions 1..n of a fresh name of the tenant's; their ids, by version. */
+async function versions(tenant: { id: string; key: string }, n: number, name = `seq-${randomUUID().slice(0, 8)}`) {
+  const ids: string[] = [];
+  for (let version = 1; version <= n; version++) {
+    const body = sequenceJson(tenant.id, { name, version, blocks: [{ type: "step", id: `v${version}`, handler: "noop" }] });
+    const reply = await call(db, "POST", "/sequences", { key: tenant.key, body });
+    expect(reply.status).toBe(201);
+    ids.push(body.id);
+  }
+  return { name, ids };
+}
+
+const deprecate = (id: string, key = acme.key) => call(db, "POST", `/sequences/${id}/deprecate`, { key, body: {} });
+const remove = (id: string, key = acme.key) => call(db, "DELETE", `/sequences/${id}`, { key });
+const setState = (id: string, state: string) => db.sql.query("UPDATE task_instances SET state = $2 WHERE id = $1", [id, state]);
+
+describe("GET /sequences/versions", () => {
+  it("lists the name's versions that are not deprecated, highest first, as Sequence objects", async () => {
+    const { name, ids } = await versions(acme, 3);
+    expect((await deprecate(ids[1]!)).status).toBe(204);
+    const reply = await call(db, "GET", `/sequences/versions?tenant_id=${acme.id}&namespace=default&name=${name}`, { key: acme.key });
+    expect(reply.status).toBe(200);
+    const list = reply.json() as { id: string; version: number; name: string; tenant_id: string; deprecated: boolean; blocks: unknown[] }[];
+    expect(list.map((s) => [s.id, s.version])).toEqual([[ids[2], 3], [ids[0], 1]]);
+    expect(list[0]).toMatchObject({ name, tenant_id: acme.id, namespace: "default", deprecated: false, blocks: [{ id: "v3", type: "step" }] });
+  });
+
+  it("answers [] for a name without versions, and never lists another tenant's", async () => {
+    const { name } = await versions(globex, 1);
+    const reply = await call(db, "GET", `/sequences/versions?namespace=default&name=${name}`, { key: acme.key });
+    expect(reply.status).toBe(200);
+    expect(reply.json()).toEqual([]);
+  });
+
+  it("400 in plain text when namespace or name is missing", async () => {
+    for (const query of ["namespace=default", "name=x", ""]) {
+      const reply = await call(db, "GET", `/sequences/versions?${query}`, { key: acme.key });
+      expect(reply.status, query).toBe(400);
+      expect(reply.contentType).toBe(PLAIN);
+      expect(reply.text).toMatch(/^Failed to deserialize query string: missing field `(namespace|name)`$/);
+    }
+  });
+
+  it("404 (not []) for a query tenant_id naming another tenant, like one naming nobody", async () => {
+    const { name } = await versions(globex, 1);
+    const theirs = await call(db, "GET", `/sequences/versions?tenant_id=${globex.id}&namespace=default&name=${name}`, { key: acme.key });
+    const nobody = await call(db, "GET", `/sequences/versions?tenant_id=no-such-tenant&namespace=default&name=${name}`, { key: acme.key });
+    expect(theirs.status).toBe(404);
+    expectSameReply(theirs, nobody);
+  });
+
+  it("wants X-Tenant-Id from an operator key, then answers as the tenant", async () => {
+    const { name, ids } = await versions(acme, 1);
+    const key = await operatorKey(db);
+    const bare = await call(db, "GET", `/sequences/versions?namespace=default&name=${name}`, { key });
+    expect(bare.status).toBe(400);
+    expect(bare.json()).toEqual({ error: "invalid argument: X-Tenant-Id header is required" });
+    const named = await call(db, "GET", `/sequences/versions?namespace=default&name=${name}`, { key, headers: { "x-tenant-id": acme.id } });
+    expect((named.json() as { id: string }[]).map((s) => s.id)).toEqual(ids);
+  });
+});
+
+describe("GET /sequences/by-name", () => {
+  it("without a version: the highest version that is not deprecated", async () => {
+    const { name, ids } = await versions(acme, 3);
+    await deprecate(ids[2]!);
+    const reply = await call(db, "GET", `/sequences/by-name?namespace=default&name=${name}`, { key: acme.key });
+    expect(reply.status).toBe(200);
+    expect(reply.json()).toMatchObject({ id: ids[1], version: 2, name, deprecated: false });
+  });
+
+  it("with a version: exactly that one, even deprecated", async () => {
+    const { name, ids } = await versions(acme, 2);
+    await deprecate(ids[0]!);
+    const reply = await call(db, "GET", `/sequences/by-name?tenant_id=${acme.id}&namespace=default&name=${name}&version=1`, { key: acme.key });
+    expect(reply.status).toBe(200);
+    expect(reply.json()).toMatchObject({ id: ids[0], version: 1, deprecated: true });
+  });
+
+  it("404 `not found: sequence <name>` when every version is deprecated, for a missing version, and for another tenant's name", async () => {
+    const { name, ids } = await versions(acme, 1);
+    await deprecate(ids[0]!);
+    const all = await call(db, "GET", `/sequences/by-name?namespace=default&name=${name}`, { key: acme.key });
+    expect(all.status).toBe(404);
+    expect(all.json()).toEqual({ error: `not found: sequence ${name}` });
+    const absent = await call(db, "GET", `/sequences/by-name?namespace=default&name=${name}&version=9`, { key: acme.key });
+    expect(absent.json()).toEqual({ error: `not found: sequence ${name}` });
+
+    const theirs = await versions(globex, 1);
+    const foreign = await call(db, "GET", `/sequences/by-name?namespace=default&name=${theirs.name}`, { key: acme.key });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json()).toEqual({ error: `not found: sequence ${theirs.name}` });
+    // In another namespace of the tenant's own, the name is missing too.
+    const elsewhere = await call(db, "GET", `/sequences/by-name?namespace=other&name=${name}&version=1`, { key: acme.key });
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it("400 in plain text without a name; a query tenant_id naming another tenant is a 404", async () => {
+    const missing = await call(db, "GET", "/sequences/by-name?namespace=default", { key: acme.key });
+    expect({ status: missing.status, type: missing.contentType, text: missing.text }).toEqual({
+      status: 400, type: PLAIN, text: "Failed to deserialize query string: missing field `name`",
+    });
+    const { name } = await versions(globex, 1);
+    const theirs = await call(db, "GET", `/sequences/by-name?tenant_id=${globex.id}&namespace=default&name=${name}`, { key: acme.key });
+    expect(theirs.status).toBe(404);
+  });
+});
+
+describe("POST /sequences/{id}/deprecate", () => {
+  it("204, idempotent; GET /sequences/{id} still serves it with deprecated: true, and instances can still be created on it", async () => {
+    const { ids } = await versions(acme, 1);
+    const first = await deprecate(ids[0]!);
+    expect({ status: first.status, text: first.text }).toEqual({ status: 204, text: "" });
+    expect((await deprecate(ids[0]!)).status).toBe(204);
+    const got = await call(db, "GET", `/sequences/${ids[0]}`, { key: acme.key });
+    expect(got.json()).toMatchObject({ id: ids[0], deprecated: true });
+    await createInstance(db, acme, ids[0]!);
+  });
+
+  it("ignores the body, or its absence", async () => {
+    const { ids } = await versions(acme, 1);
+    expect((await call(db, "POST", `/sequences/${ids[0]}/deprecate`, { key: acme.key })).status).toBe(204);
+    expect((await call(db, "POST", `/sequences/${ids[0]}/deprecate`, { key: acme.key, body: { anything: [1] } })).status).toBe(204);
+  });
+
+  it("404 for a missing id, and byte for byte the same for another tenant's, which stays as it was", async () => {
+    const theirs = await versions(globex, 1);
+    const missing = await deprecate(randomUUID());
+    expect(missing.status).toBe(404);
+    expect(missing.json()).toEqual({ error: "not found: sequence not found" });
+    expectSameReply(await deprecate(theirs.ids[0]!), missing);
+    const { rows } = await db.sql.query("SELECT deprecated FROM sequences WHERE id = $1", [theirs.ids[0]]);
+    expect(rows).toEqual([{ deprecated: false }]);
+  });
+});
+
+describe("DELETE /sequences/{id}", () => {
+  it("409 with the count while scheduled, running, waiting or paused instances use the version; nothing is deleted", async () => {
+    const { ids } = await versions(acme, 1);
+    const id = ids[0]!;
+    const instances = [];
+    for (const state of ["scheduled", "running", "waiting", "paused", "completed"]) {
+      const instance = await createInstance(db, acme, id);
+      await setState(instance, state);
+      instances.push(instance);
+    }
+    const reply = await remove(id);
+    expect(reply.status).toBe(409);
+    expect(reply.json()).toEqual({ error: `conflict: cannot delete sequence ${id}: 4 active instance(s) still reference it` });
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE sequence_id = $1", [id])).rows[0].n).toBe(5);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM sequences WHERE id = $1", [id])).rows[0].n).toBe(1);
+
+    // One left active: still refused, with the new count.
+    for (const instance of instances.slice(0, 3)) await setState(instance, "cancelled");
+    expect((await remove(id)).json()).toEqual({ error: `conflict: cannot delete sequence ${id}: 1 active instance(s) still reference it` });
+  });
+
+  it("204 once only terminal instances remain: the version goes with its instances, their outputs and signals; other versions stay", async () => {
+    const { name, ids } = await versions(acme, 2);
+    const [old, kept] = [ids[0]!, ids[1]!];
+    const done = await createInstance(db, acme, old);
+    const other = await createInstance(db, acme, kept);
+    await setState(done, "completed");
+    await db.sql.query(
+      "INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output, attempt) VALUES ($1, $2, $3, 'v1', '{}', 0)",
+      [randomUUID(), acme.id, done],
+    );
+    const reply = await remove(old);
+    expect({ status: reply.status, text: reply.text }).toEqual({ status: 204, text: "" });
+    expect((await call(db, "GET", `/sequences/${old}`, { key: acme.key })).status).toBe(404);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE id = $1", [done])).rows[0].n).toBe(0);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM block_outputs WHERE instance_id = $1", [done])).rows[0].n).toBe(0);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE id = $1", [other])).rows[0].n).toBe(1);
+    const left = await call(db, "GET", `/sequences/versions?namespace=default&name=${name}`, { key: acme.key });
+    expect((left.json() as { id: string }[]).map((s) => s.id)).toEqual([kept]);
+    // Deleted is missing from then on.
+    expect((await remove(old)).json()).toEqual({ error: "not found: sequence not found" });
+  });
+
+  it("answers another tenant's id byte for byte like a random one, and deletes nothing of theirs", async () => {
+    const theirs = await versions(globex, 1);
+    const missing = await remove(randomUUID());
+    expect(missing.status).toBe(404);
+    expect(missing.json()).toEqual({ error: "not found: sequence not found" });
+    expectSameReply(await remove(theirs.ids[0]!), missing);
+    expect((await call(db, "GET", `/sequences/${theirs.ids[0]}`, { key: globex.key })).status).toBe(200);
+  });
+
+  it("400 for an id that is not a UUID; an operator key must send X-Tenant-Id", async () => {
+    expect((await call(db, "DELETE", "/sequences/not-a-uuid", { key: acme.key })).status).toBe(400);
+    const { ids } = await versions(acme, 1);
+    const key = await operatorKey(db);
+    const bare = await remove(ids[0]!, key);
+    expect(bare.status).toBe(400);
+    expect(bare.json()).toEqual({ error: "invalid argument: X-Tenant-Id header is required" });
+    const named = await call(db, "DELETE", `/sequences/${ids[0]}`, { key, headers: { "x-tenant-id": acme.id } });
+    expect(named.status).toBe(204);
+  });
+});
