@@ -1,4 +1,5 @@
-// Storing a validated sequence, shared by REST (POST /sequences) and the editor (tRPC).
+// Sequence versions, shared by REST (POST and DELETE /sequences) and the editor (tRPC).
+import { AppError, notFound } from "../engine/errors.ts";
 import type { Sequence } from "../engine/sequence/schema.ts";
 import type { TenantStore } from "../engine/storage/index.ts";
 
@@ -17,4 +18,12 @@ export async function storeParsedSequence(store: TenantStore, sequence: Sequence
     createdAt,
   });
   return id;
+}
+
+/** Deletes one version, as DELETE /sequences/{id} does: a conflict while active instances use it. */
+export async function deleteVersion(store: TenantStore, id: string): Promise<void> {
+  const outcome = await store.deleteSequence(id);
+  if (outcome.deleted) return;
+  if (outcome.missing) throw notFound("sequence");
+  throw new AppError("conflict", `cannot delete sequence ${id}: ${outcome.active} active instance(s) still reference it`);
 }

@@ -7,6 +7,7 @@ import { membersRouter } from "./routers/members.ts";
 import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
 import { resourcesRouter } from "./routers/resources.ts";
+import { sequenceDraftsRouter } from "./routers/sequence-drafts.ts";
 import { sequencesRouter } from "./routers/sequences.ts";
 import { triggersRouter } from "./routers/triggers.ts";
 import { createCallerFactory, router } from "./trpc.ts";
@@ -21,6 +22,7 @@ export const appRouter = router({
   breakers: breakersRouter,
   instances: instancesRouter,
   sequences: sequencesRouter,
+  sequenceDrafts: sequenceDraftsRouter,
   triggers: triggersRouter,
 });
 
@@ -37,6 +39,7 @@ export const memberRouter = router({
   breakers: breakersMemberRouter,
   instances: instancesRouter,
   sequences: sequencesRouter,
+  sequenceDrafts: sequenceDraftsRouter,
   triggers: triggersRouter,
 });
 

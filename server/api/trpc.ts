@@ -93,7 +93,7 @@ const mapAppErrors = t.middleware(async ({ next }) => {
  */
 export type TenantReads = Pick<
   TenantStore,
-  | "tenantId" | "countInstancesByState" | "listSequences" | "listHandlerNames" | "getSequence" | "sequenceInputSchemas"
+  | "tenantId" | "countInstancesByState" | "listSequences" | "listHandlerNames" | "getSequence" | "sequenceInputSchemas" | "getSequenceDraft"
   | "getInstance" | "listInstances" | "listBlockOutputs" | "listRateLimitPolicies" | "readBudget"
   | "listWorkerTasks" | "workerTaskStats" | "listWorkerTaskAttempts" | "getExecutionTreeSource"
   | "listInstancesPage" | "getInstanceDetail" | "instanceThroughput" | "listRecentFailures"

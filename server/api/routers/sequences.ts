@@ -1,7 +1,7 @@
 // Sequences for the web app: the list (every version), one version's definition as the REST API
 // returns it, the handler names the editor suggests, creating a version (the same parse and
 // normalisation as POST /sequences) and running one (as POST /instances, input as `context.data`).
-import { storeParsedSequence } from "../../sequences.ts";
+import { deleteVersion, storeParsedSequence } from "../../sequences.ts";
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { UUID_PATTERN } from "../../../engine/model.ts";
@@ -48,6 +48,27 @@ export const sequencesRouter = router({
       .filter((s) => s.name === sequence.name && s.namespace === sequence.namespace)
       .map((s) => ({ id: s.id, version: s.version, status: s.status }));
     return { sequence: wireSequence(store.tenantId, sequence), versions };
+  }),
+
+  /** Every version of the sequence's name, deprecated ones included, highest first: the version list. */
+  versions: tenantProcedure.input(z.object({ sequenceId: z.string().max(64) })).query(async ({ ctx, input }) => {
+    const sequence = await ctx.store.getSequence(sequenceIdOrNotFound(input.sequenceId));
+    if (!sequence) throw notFound("sequence");
+    return (await ctx.store.listSequences())
+      .filter((s) => s.name === sequence.name && s.namespace === sequence.namespace)
+      .map((s) => ({ id: s.id, version: s.version, status: s.status, deprecated: s.deprecated, createdAt: s.createdAt.toISOString() }));
+  }),
+
+  /** As POST /sequences/{id}/deprecate: idempotent. */
+  deprecate: tenantProcedure.input(z.object({ sequenceId: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+    if (!(await ctx.storeForWrite().deprecateSequence(sequenceIdOrNotFound(input.sequenceId)))) throw notFound("sequence");
+    return { deprecated: true };
+  }),
+
+  /** As DELETE /sequences/{id}: CONFLICT while active instances use the version. */
+  remove: tenantProcedure.input(z.object({ sequenceId: z.string().max(64) })).mutation(async ({ ctx, input }) => {
+    await deleteVersion(ctx.storeForWrite(), sequenceIdOrNotFound(input.sequenceId));
+    return { deleted: true };
   }),
 
   /** Built-in handlers and every handler named by the tenant's sequences, sorted. */

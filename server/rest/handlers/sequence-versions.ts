@@ -1,6 +1,7 @@
 // Sequence versioning (wire-format Q): the live versions of a name, one by name, deprecate and
 // delete. Another tenant's id or name answers as one nobody has.
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { deleteVersion } from "../../sequences.ts";
 import { countParam } from "../body.ts";
 import { empty, json, Rejection } from "../http.ts";
 import { requireTenantHeader, type RestContext } from "../route.ts";
@@ -43,11 +44,7 @@ export async function deprecate(context: RestContext<unknown>): Promise<Response
 }
 
 /** DELETE /sequences/{id}: 409 while active instances use the version. */
-export async function deleteVersion(context: RestContext<unknown>): Promise<Response> {
-  const id = context.params.id!;
-  const store = requireTenantHeader(context, NO_TENANT);
-  const outcome = await store.deleteSequence(id);
-  if (outcome.deleted) return empty(204);
-  if (outcome.missing) throw notFound("sequence");
-  throw new AppError("conflict", `cannot delete sequence ${id}: ${outcome.active} active instance(s) still reference it`);
+export async function deleteSequenceVersion(context: RestContext<unknown>): Promise<Response> {
+  await deleteVersion(requireTenantHeader(context, NO_TENANT), context.params.id!);
+  return empty(204);
 }
