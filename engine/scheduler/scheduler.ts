@@ -13,6 +13,7 @@ import type { Logger } from "../logger.ts";
 import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
 import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type StorageBackends } from "../storage/index.ts";
 import { BreakerSync } from "./breaker-sync.ts";
+import { DueListener } from "./due-listener.ts";
 import type { TenantView } from "./tenant-view.ts";
 
 export type SchedulerConfig = Pick<
@@ -60,6 +61,9 @@ export class Scheduler {
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wakeLoop: (() => void) | null = null;
+  /** A notice said work is due now: the loop claims again before it waits. */
+  private dueNow = false;
+  private readonly dueListener: DueListener;
   private timers: NodeJS.Timeout[] = [];
   /** Tenants with a budget on this backend, refreshed with the reaper (so within its interval). */
   private readonly budgeted = new BudgetedTenants();
@@ -80,6 +84,10 @@ export class Scheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.now = deps.now ?? (() => new Date());
     this.store = new BackendStore(deps.backend);
+    this.dueListener = new DueListener(connectionStringOf(deps.backend), () => {
+      this.dueNow = true;
+      this.wakeLoop?.();
+    }, deps.log);
     this.breakers = new CircuitBreakerRegistry({
       defaults: { threshold: deps.config.BULKHEAD_BREAKER_THRESHOLD, cooldownMs: deps.config.BULKHEAD_BREAKER_COOLDOWN_SECS * 1000 },
       onTransition: (transition) => this.breakerSync.onTransition(transition),
@@ -103,6 +111,7 @@ export class Scheduler {
   async start(): Promise<void> {
     const { config } = this.deps;
     await this.breakerSync.start();
+    await this.dueListener.start();
     this.startReap();
     this.loop = this.tickLoop();
     this.timers.push(
@@ -124,6 +133,7 @@ export class Scheduler {
       await drained;
     }
     for (const timer of this.timers) clearInterval(timer);
+    await this.dueListener.stop();
     await this.reaping; // its statements must not meet a closed pool
     await this.breakerSync.stop();
     await this.flushMetrics({ final: true });
@@ -141,14 +151,16 @@ export class Scheduler {
     const { config, log } = this.deps;
     while (!this.stopping) {
       let batchWasFull = false;
+      this.dueNow = false;
       try {
         batchWasFull = await this.tick();
       } catch (error) {
         log.error({ err: error, backend_id: this.deps.backend.id }, "tick failed");
       }
-      // A full batch means more is due: go again at once. Otherwise wait a tick, or less if a
-      // run ends and frees a slot.
-      if (!batchWasFull && !this.stopping) {
+      // A full batch means more is due: go again at once, as after a notice that came in
+      // during the claim. Otherwise wait a tick, or less if a run ends and frees a slot or a
+      // notice says work is due.
+      if (!batchWasFull && !this.dueNow && !this.stopping) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, config.BULKHEAD_TICK_MS);
           this.wakeLoop = () => {
@@ -364,4 +376,9 @@ export function stepSlots(
 ): StepSlots {
   const perTenant = config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT;
   return new StepSlots(config.BULKHEAD_MAX_CONCURRENT_STEPS, (tenantId) => tenants?.limitsOf(tenantId)?.maxSteps ?? perTenant);
+}
+
+/** The connection string the backend's pool was made with (the listener opens its own session). */
+function connectionStringOf(backend: Backend): string {
+  return (backend.pool as unknown as { options: { connectionString: string } }).options.connectionString;
 }
