@@ -1,5 +1,5 @@
 // The editor's autosaved drafts (sequence_drafts): one per tenant and draft key (the edited
-// version's id, or "new"). The definition is whatever the editor holds, valid or not.
+// sequence's id). The definition is whatever the editor holds, valid or not.
 import { rejectUnstorableText } from "./instance-records.ts";
 import type { Queryable } from "./transaction.ts";
 import type { TenantId } from "./ids.ts";

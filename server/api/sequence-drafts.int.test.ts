@@ -49,15 +49,16 @@ describe("sequenceDrafts", () => {
     expect(stale.updatedAt).toBe("2026-12-01T09:59:00.000Z");
     expect((await a.sequenceDrafts.get({ tenantId: tenantA, key }))?.definition).toEqual(later);
 
-    // "new" is a key of its own.
-    await a.sequenceDrafts.save({ tenantId: tenantA, key: "new", definition: first, updatedAt: "2026-12-01T10:00:00.000Z" });
+    // Another sequence's draft is a draft of its own.
+    const other = randomUUID();
+    await a.sequenceDrafts.save({ tenantId: tenantA, key: other, definition: first, updatedAt: "2026-12-01T10:00:00.000Z" });
     await a.sequenceDrafts.discard({ tenantId: tenantA, key });
     expect(await a.sequenceDrafts.get({ tenantId: tenantA, key })).toBeNull();
-    expect((await a.sequenceDrafts.get({ tenantId: tenantA, key: "new" }))?.definition).toEqual(first);
+    expect((await a.sequenceDrafts.get({ tenantId: tenantA, key: other }))?.definition).toEqual(first);
   });
 
-  it("refuses keys that are neither a UUID nor \"new\"", async () => {
-    expect((await trpcError(callerFor(memberA.id).sequenceDrafts.get({ tenantId: tenantA, key: "../x" }))).code).toBe("BAD_REQUEST");
+  it("refuses keys that are not a UUID", async () => {
+    for (const key of ["../x", "new", ""]) expect((await trpcError(callerFor(memberA.id).sequenceDrafts.get({ tenantId: tenantA, key }))).code).toBe("BAD_REQUEST");
   });
 
   it("keeps tenants apart: another tenant's member reads and discards nothing of this tenant's, and asking in its name is NOT_FOUND", async () => {

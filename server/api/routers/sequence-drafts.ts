@@ -1,12 +1,12 @@
 // The editor's autosaved drafts, on the server beside the browser's copy: one per tenant and
-// edited sequence version ("new" for a sequence not saved yet). A draft is the editor's work as
+// edited sequence (the version's id, or a new sequence's own id). A draft is the editor's work as
 // it stands, valid or not; publishing it is sequences.create.
 import { z } from "zod";
 import { UUID_PATTERN } from "../../../engine/model.ts";
 import { router, tenantProcedure } from "../trpc.ts";
 
-/** The edited version's id (lower-cased as PostgreSQL prints it), or "new". */
-const DraftKey = z.union([z.literal("new"), z.string().regex(UUID_PATTERN).transform((id) => id.toLowerCase())]);
+/** The edited sequence's id, lower-cased as PostgreSQL prints it. */
+const DraftKey = z.string().regex(UUID_PATTERN).transform((id) => id.toLowerCase());
 
 export const sequenceDraftsRouter = router({
   /** The stored draft, or null. */

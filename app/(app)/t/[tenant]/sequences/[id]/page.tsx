@@ -6,6 +6,7 @@ import { shortId } from "../../../../../../engine/short-id.ts";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
 import { Editor } from "../editor/editor";
 import type { SequenceDoc } from "../editor/model.ts";
+import { Versions } from "./versions";
 
 type Params = Promise<{ tenant: string; id: string }>;
 
@@ -14,8 +15,15 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: `Sequence ${shortId(id)}` };
 }
 
-export default async function SequencePage({ params }: { params: Params }) {
+/** The version just saved, from `?saved=<version>` (set by the editor's Save). */
+function savedVersionOf(saved: string | string[] | undefined): number | undefined {
+  const value = typeof saved === "string" && /^\d{1,9}$/.test(saved) ? Number(saved) : NaN;
+  return Number.isFinite(value) ? value : undefined;
+}
+
+export default async function SequencePage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { tenant, id } = await params;
+  const savedVersion = savedVersionOf((await searchParams).saved);
   const caller = await signedInCaller();
   let found;
   try {
@@ -25,6 +33,9 @@ export default async function SequencePage({ params }: { params: Params }) {
     throw error;
   }
   const { sequence, versions } = found;
+  // Save compares with the name's latest version, which may be another one than the page's.
+  const newest = versions.reduce((a, b) => (b.version > a.version ? b : a), versions[0]!);
+  const latest = newest.id === sequence.id ? undefined : (await caller.sequences.get({ tenantId: tenant, sequenceId: newest.id })).sequence;
   return (
     <main className="page page-wide">
       <div className="page-header">
@@ -41,7 +52,15 @@ export default async function SequencePage({ params }: { params: Params }) {
           ))}
         </p>
       </div>
-      <Editor key={sequence.id} tenantId={tenant} initial={sequence as unknown as SequenceDoc} stored={{ id: sequence.id, versions }} />
+      <Editor
+        key={sequence.id}
+        tenantId={tenant}
+        initial={sequence as unknown as SequenceDoc}
+        stored={{ id: sequence.id, versions }}
+        latest={latest as unknown as SequenceDoc | undefined}
+        savedVersion={savedVersion}
+      />
+      <Versions tenantId={tenant} sequenceId={sequence.id} />
     </main>
   );
 }

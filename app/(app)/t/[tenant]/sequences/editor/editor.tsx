@@ -6,14 +6,18 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { checkSequence } from "../../../../../../engine/sequence/validate.ts";
 import { armOfPath } from "../../../../../_components/sequence-graph/arms.ts";
 import { useTRPC } from "../../../../../_components/trpc";
 import { Canvas } from "./canvas";
+import { differsFrom, draftKeyOf } from "./draft-store.ts";
 import type { Selection } from "./flow.ts";
 import { Inspector } from "./inspector";
 import { keepFocusInside } from "./keep-focus.ts";
+import { RunForm } from "./run-form";
+import { useDraft } from "./use-draft.ts";
+import { useUnsavedGuard } from "./unsaved-guard.ts";
 import { templateHints } from "./template-hints.ts";
 import {
   addBlock, addBranch, allBlocks, BLOCK_TYPES, blockPathOf, commit, getAt, indentBlock, isBlock, moveBlock, moveBlockTo, outdentBlock,
@@ -26,15 +30,19 @@ export interface EditorProps {
   initial: SequenceDoc;
   /** Set when editing a stored version: saving makes a new version of the same name. */
   stored?: { id: string; versions: { id: string; version: number; status: string }[] };
+  /** The name's latest version when it is not `initial`: Save is offered only for something that differs from it. */
+  latest?: SequenceDoc;
+  /** The version just saved, confirmed until the next change. */
+  savedVersion?: number;
 }
 
 const isTyping = (target: EventTarget) =>
   target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 
-export function Editor({ tenantId, initial, stored }: EditorProps) {
+export function Editor({ tenantId, initial, stored, latest, savedVersion }: EditorProps) {
   const trpc = useTRPC();
   const router = useRouter();
-  const ids = { name: useId(), namespace: useId(), version: useId(), json: useId(), run: useId() };
+  const ids = { name: useId(), namespace: useId(), version: useId(), json: useId() };
   const [history, setHistory] = useState<History>(() => startHistory(initial));
   const [selection, setSelection] = useState<Selection>(null);
   /** Bumped by changes not made in the inspector, so its drafts start over. */
@@ -42,8 +50,6 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
   const [tab, setTab] = useState<"canvas" | "json">("canvas");
   const [jsonDraft, setJsonDraft] = useState<string | null>(null);
   const [jsonError, setJsonError] = useState<string | null>(null);
-  const [runInput, setRunInput] = useState("{}");
-  const [runError, setRunError] = useState<string | null>(null);
   const doc = history.present;
   const root = useRef<HTMLDivElement>(null);
 
@@ -60,6 +66,27 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
     return { pinned, general };
   }, [check, doc]);
   const valid = check.problems.length === 0;
+  const named = String(doc.name ?? "").trim() !== "";
+  /** Edited since opening: what leaving would lose (the draft keeps it). */
+  const dirty = differsFrom(doc, initial);
+  const changed = stored ? differsFrom(doc, latest ?? initial) : true;
+  useUnsavedGuard(dirty);
+  // "Saved vN" came in the address: said once, then dropped from it, so a reload does not say it again.
+  useEffect(() => {
+    if (savedVersion !== undefined) window.history.replaceState(null, "", window.location.pathname);
+  }, [savedVersion]);
+  const draft = useDraft({
+    tenantId,
+    draftKey: draftKeyOf(stored?.id, initial.id),
+    initial,
+    doc,
+    onRestore: (definition) => {
+      setHistory((h) => commit(h, definition));
+      setSelection(null);
+      setRevision((r) => r + 1);
+      setJsonDraft(null);
+    },
+  });
 
   // Saving an edited version makes a new one: a fresh id and, unless the version was changed, the next number.
   const nextVersion = stored ? Math.max(...stored.versions.map((v) => v.version), Number(doc.version) || 0) + 1 : null;
@@ -69,9 +96,13 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
     return { ...doc, id: newUuid(), created_at: new Date().toISOString(), version: doc.version === storedVersion ? nextVersion : doc.version };
   };
   const save = useMutation(
-    trpc.sequences.create.mutationOptions({ onSuccess: ({ id }) => router.push(`/t/${tenantId}/sequences/${id}`) }),
+    trpc.sequences.create.mutationOptions({
+      onSuccess: async ({ id }, { sequence }) => {
+        await draft.clear();
+        router.push(`/t/${tenantId}/sequences/${id}?saved=${encodeURIComponent(String((sequence as SequenceDoc).version))}`);
+      },
+    }),
   );
-  const run = useMutation(trpc.sequences.run.mutationOptions({ onSuccess: ({ instanceId }) => router.push(`/t/${tenantId}/instances/${instanceId}`) }));
 
   // ---------------------------------------------------------------- changes
 
@@ -161,19 +192,6 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
     }
   };
 
-  const startRun = () => {
-    if (!stored) return;
-    let input: unknown;
-    try {
-      input = runInput.trim() === "" ? null : JSON.parse(runInput);
-    } catch (e) {
-      setRunError(`Not valid JSON: ${(e as Error).message}`);
-      return;
-    }
-    setRunError(null);
-    run.mutate({ tenantId, sequenceId: stored.id, input: input as never });
-  };
-
   // ---------------------------------------------------------------- rendering
 
   const outline = allBlocks(doc);
@@ -208,14 +226,35 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
           />
         </div>
         <div className="field seq-save">
-          <button type="button" className="btn btn-primary" disabled={!valid || save.isPending} onClick={() => save.mutate({ tenantId, sequence: toSend() })}>
+          <button type="button" className="btn btn-primary" disabled={!valid || !named || !changed || save.isPending || save.isSuccess} onClick={() => save.mutate({ tenantId, sequence: toSend() })}>
             Save
           </button>
           <span className="muted form-hint">
-            {!valid ? `${check.problems.length} problem${check.problems.length === 1 ? "" : "s"} to fix before saving` : stored ? `Saves a new version${doc.id === stored.id ? ` (v${String(toSendVersion(doc, stored, nextVersion))})` : ""}` : "Saves this version"}
+            {!valid
+              ? `${check.problems.length} problem${check.problems.length === 1 ? "" : "s"} to fix before saving`
+              : !named
+                ? "Name the sequence to save it"
+                : !changed
+                  ? "No changes to save"
+                  : stored
+                    ? `Saves a new version${doc.id === stored.id ? ` (v${String(toSendVersion(doc, stored, nextVersion))})` : ""}`
+                    : "Saves this version"}
           </span>
         </div>
       </div>
+      {savedVersion !== undefined && !dirty && (
+        <p className="alert alert-ok" role="status">
+          Saved v{savedVersion}
+        </p>
+      )}
+      {draft.restoredAt && dirty && (
+        <div className="notice seq-draft-note" role="status">
+          Draft restored from {new Date(draft.restoredAt).toLocaleString()}.{" "}
+          <button type="button" className="btn btn-small" onClick={draft.discard}>
+            Discard draft
+          </button>
+        </div>
+      )}
       {save.error && (
         <div className="alert alert-error" role="alert">
           Could not save: {save.error.message}
@@ -370,21 +409,7 @@ export function Editor({ tenantId, initial, stored }: EditorProps) {
       <section className="card seq-run" aria-label="Run">
         <h2 className="seq-panel-title">Run</h2>
         {stored ? (
-          <>
-            <label htmlFor={ids.run}>Input context data (JSON)</label>
-            <textarea id={ids.run} className="input textarea" value={runInput} onChange={(e) => setRunInput(e.target.value)} spellCheck={false} />
-            {(runError ?? run.error?.message) && (
-              <p className="field-error" role="alert">
-                {runError ?? run.error?.message}
-              </p>
-            )}
-            <div className="toolbar">
-              <button type="button" className="btn" disabled={run.isPending} onClick={startRun}>
-                Run
-              </button>
-              <span className="muted">Runs the saved version shown here.</span>
-            </div>
-          </>
+          <RunForm tenantId={tenantId} sequenceId={stored.id} version={initial.version} inputSchema={initial.input_schema} />
         ) : (
           <p className="muted">Save the sequence to run it.</p>
         )}

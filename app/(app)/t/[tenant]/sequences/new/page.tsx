@@ -1,14 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { UUID_PATTERN } from "../../../../../../engine/model.ts";
 import { Editor } from "../editor/editor";
 
 export const metadata: Metadata = { title: "New sequence" };
 
-export default async function NewSequencePage({ params }: { params: Promise<{ tenant: string }> }) {
+export default async function NewSequencePage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<{ draft?: string | string[] }> }) {
   const { tenant } = await params;
-  // Minted here, not in the browser, so the server render and the client agree on the JSON.
+  // Minted here, not in the browser, so the server render and the client agree on the JSON. The
+  // id is in the address, so a reload (or Back) finds this sequence's draft, and a new visit starts afresh.
+  const { draft } = await searchParams;
+  if (typeof draft !== "string" || !UUID_PATTERN.test(draft)) redirect(`/t/${tenant}/sequences/new?draft=${randomUUID()}`);
   const initial = {
-    id: randomUUID(),
+    id: draft.toLowerCase(),
     tenant_id: tenant,
     namespace: "default",
     name: "",
