@@ -60,6 +60,14 @@ describe("GET /sequences/versions", () => {
     }
   });
 
+  it("400 naming the field for a NUL, which PostgreSQL cannot store, on both lookups (a query cannot carry a lone surrogate)", async () => {
+    for (const [path, field] of [["/sequences/versions?namespace=default&name=a%00b", "name"], ["/sequences/by-name?namespace=%00&name=x", "namespace"]] as const) {
+      const reply = await call(db, "GET", path, { key: acme.key });
+      expect(reply.status, path).toBe(400);
+      expect(reply.json()).toEqual({ error: `invalid argument: ${field}: contains a NUL (\\u0000) character` });
+    }
+  });
+
   it("404 (not []) for a query tenant_id naming another tenant, like one naming nobody", async () => {
     const { name } = await versions(globex, 1);
     const theirs = await call(db, "GET", `/sequences/versions?tenant_id=${globex.id}&namespace=default&name=${name}`, { key: acme.key });

@@ -1,6 +1,7 @@
 // Sequence versioning (wire-format Q): the live versions of a name, one by name, deprecate and
 // delete. Another tenant's id or name answers as one nobody has.
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { describeTextProblem, unstorableText } from "../../../engine/text-hygiene.ts";
 import { deleteVersion } from "../../sequences.ts";
 import { countParam } from "../body.ts";
 import { empty, json, Rejection } from "../http.ts";
@@ -9,10 +10,15 @@ import { wireSequence } from "../wire.ts";
 
 const NO_TENANT = "sequence versions are read for one tenant: name it (X-Tenant-Id)";
 
-/** A required query field; missing or empty is serde's extractor rejection (400, plain text). */
+/**
+ * A required query field; missing or empty is serde's extractor rejection (400, plain text), and
+ * text PostgreSQL cannot store is a 400 naming the field, before any query.
+ */
 function required(query: URLSearchParams, name: string): string {
   const value = query.get(name);
   if (value === null || value === "") throw new Rejection(400, `Failed to deserialize query string: missing field \`${name}\``);
+  const problem = unstorableText(value, name);
+  if (problem) throw new AppError("invalid_argument", describeTextProblem(problem));
   return value;
 }
 
