@@ -35,8 +35,8 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
   const [restoredAt, setRestoredAt] = useState<string | null>(null);
   /** Set once the copies were looked at: nothing is written before, so the opened version cannot overwrite a draft. */
   const [decided, setDecided] = useState(false);
-  /** The doc as restored or opened: not an edit, not written back. */
-  const unedited = useRef<SequenceDoc | null>(null);
+  /** The doc last seen by the autosave: the first one (as opened or restored) is not an edit. */
+  const seen = useRef<SequenceDoc | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const restore = useRef(onRestore);
   useEffect(() => {
@@ -48,7 +48,6 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
     const onServer: StoredDraft | null = server.data ? { definition: server.data.definition as SequenceDoc, updatedAt: server.data.updatedAt } : null;
     const draft = newerDraft(readLocalDraft(tenantId, draftKey), onServer);
     if (draft && differsFrom(draft.definition, initial)) {
-      unedited.current = draft.definition;
       restore.current(draft.definition);
       setRestoredAt(draft.updatedAt);
     }
@@ -56,7 +55,10 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
   }, [decided, server.isPending, server.data, tenantId, draftKey, initial]);
 
   useEffect(() => {
-    if (!decided || doc === unedited.current || doc === initial) return;
+    if (!decided) return;
+    const before = seen.current;
+    seen.current = doc;
+    if (before === null || before === doc) return;
     if (timer.current) clearTimeout(timer.current);
     if (!differsFrom(doc, initial)) {
       // Back to the version as opened: there is nothing to keep.
@@ -81,7 +83,6 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
   }, [tenantId, draftKey, discardOnServer]);
 
   const discard = useCallback(() => {
-    unedited.current = initial;
     restore.current(initial);
     setRestoredAt(null);
     void clear();
