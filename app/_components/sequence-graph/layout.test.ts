@@ -203,3 +203,41 @@ describe("the execution-order layout", () => {
     expect(blockNode(deep, "scope").y).toBeGreaterThan(bottom(joinOf(deep, "p9")));
   });
 });
+
+describe("where a block added on an edge goes (editable layouts)", () => {
+  /** Each edge with an insertion point as "source -> target: list@index", block ids for nodes. */
+  const inserts = (layout: Layout) => {
+    const name = (id: string) => {
+      const node = layout.nodes.find((n) => n.id === id)!;
+      return node.kind === "block" ? node.block.id : `${node.kind}:${"block" in node ? node.block.id : node.label}`;
+    };
+    return layout.edges.filter((e) => e.insert).map((e) => `${name(e.source)} -> ${name(e.target)}: ${e.insert!.list.join(".")}@${e.insert!.index}`).sort();
+  };
+
+  it("between blocks of a list, at the head and the end of each arm, and after a composite's join", () => {
+    expect(inserts(layoutBlocks(sample, { editable: true }))).toEqual([
+      "after:fan -> guard: blocks@2",
+      "after:guard -> end: blocks@3",
+      "attempt -> join:guard: blocks.2.try_block@1",
+      "fan -> left: blocks.1.branches.0@0",
+      "fan -> right: blocks.1.branches.1@0",
+      "guard -> attempt: blocks.2.try_block@0",
+      "guard -> recover: blocks.2.catch_block@0",
+      "left -> join:fan: blocks.1.branches.0@1",
+      "recover -> join:guard: blocks.2.catch_block@1",
+      "right -> join:fan: blocks.1.branches.1@1",
+      "start -> fan: blocks@1",
+    ]);
+  });
+
+  it("at both ends of a loop's body", () => {
+    const loop = { type: "for_each", id: "each", collection: "{{ context.data.xs }}", body: [step("inner")] };
+    expect(inserts(layoutBlocks([loop], { editable: true }))).toEqual([
+      "each -> inner: blocks.0.body@0", "inner -> join:each: blocks.0.body@1",
+    ]);
+  });
+
+  it("nowhere in a read-only layout", () => {
+    expect(layoutBlocks(sample).edges.filter((e) => e.insert)).toEqual([]);
+  });
+});

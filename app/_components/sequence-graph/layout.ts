@@ -66,6 +66,12 @@ export type LayoutNode = Rect &
 
 export type EdgeKind = "next" | "arm" | "merge" | "loop" | "compensation";
 
+/** A place in a block list: a new block put there becomes `list[index]`. */
+export interface Insert {
+  list: Path;
+  index: number;
+}
+
 export interface LayoutEdge {
   id: string;
   kind: EdgeKind;
@@ -77,6 +83,8 @@ export interface LayoutEdge {
   labelAt?: Point;
   /** Longer words for the label (a tooltip). */
   title?: string;
+  /** Where a block added on this edge goes (editable layouts only; none where nothing can go). */
+  insert?: Insert;
 }
 
 export interface Layout {
@@ -138,10 +146,10 @@ function edge(kind: EdgeKind, source: string, target: string, points: Point[], e
 
 /**
  * Stacks boxes top to bottom with their spines aligned, each joined to the one before by a
- * "next" edge (labelled with `labels[i]` when given). Empty boxes take no room.
+ * "next" edge (labelled with `labels[i]` when given, inserting at `inserts[i]`). Empty boxes take no room.
  */
-function stack(parts: Box[], labels: (string | undefined)[] = []): Box {
-  const shown = parts.map((box, index) => ({ box, label: labels[index] })).filter(({ box }) => box.nodes.length > 0);
+function stack(parts: Box[], labels: (string | undefined)[] = [], inserts: (Insert | undefined)[] = []): Box {
+  const shown = parts.map((box, index) => ({ box, label: labels[index], insert: inserts[index] })).filter(({ box }) => box.nodes.length > 0);
   if (shown.length === 0) return { ...EMPTY, nodes: [], edges: [] };
   const spine = Math.max(...shown.map(({ box }) => box.spine));
   const width = spine + Math.max(...shown.map(({ box }) => box.width - box.spine));
@@ -150,7 +158,7 @@ function stack(parts: Box[], labels: (string | undefined)[] = []): Box {
   let y = 0;
   let entry: Port | null = null;
   let exit: Port | null = null;
-  shown.forEach(({ box, label }, index) => {
+  shown.forEach(({ box, label, insert }, index) => {
     if (index > 0) y += GAP;
     place(box, spine - box.spine, y);
     nodes.push(...box.nodes);
@@ -158,7 +166,7 @@ function stack(parts: Box[], labels: (string | undefined)[] = []): Box {
     if (box.entry) {
       const top = y + box.entry.y;
       if (exit) {
-        const extra = label ? { label, labelAt: { x: spine, y: (exit.y + top) / 2 } } : {};
+        const extra = { ...(label ? { label, labelAt: { x: spine, y: (exit.y + top) / 2 } } : {}), ...(insert ? { insert } : {}) };
         edges.push(edge("next", exit.id, box.entry.id, [{ x: spine, y: exit.y }, { x: spine, y: top }], extra));
       }
       entry ??= { id: box.entry.id, y: top };
@@ -188,15 +196,19 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
       return single({ kind: "slot", id: `slot:${pathKey(listPath)}`, list: listPath, label, x: 0, y: 0, width: NODE_WIDTH, height: SLOT_HEIGHT });
     }
     const parts: Box[] = [];
+    const inserts: (Insert | undefined)[] = [];
     for (const { block, index } of items) {
       const path = [...listPath, index];
       parts.push(blockBox(block, path));
+      inserts.push(editable ? { list: listPath, index } : undefined);
       // Adding "after a composite" needs a target of its own: selecting a block inside an arm adds into the arm.
       if (editable && shapeOf(block) !== "leaf") {
         parts.push(single({ kind: "after", id: `after:${pathKey(path)}`, path, block, x: 0, y: 0, width: AFTER_WIDTH, height: AFTER_HEIGHT }));
+        // The "after" node is that place already; the edge out of it leads there too.
+        inserts.push(undefined);
       }
     }
-    return stack(parts);
+    return stack(parts, [], inserts);
   };
 
   const blockBox = (block: JsonBlock, path: Path): Box => {
@@ -219,8 +231,9 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
     const head = blockNode(block, path, true);
     const join = joinNode(block, path);
     const arms = armsOf(block).map((arm) => {
-      const box = list(getAt(block, arm.path), [...path, ...arm.path], arm.label);
-      return { label: arm.label, box, width: box.nodes.length ? box.width : PASS_WIDTH };
+      const value = getAt(block, arm.path);
+      const box = list(value, [...path, ...arm.path], arm.label);
+      return { label: arm.label, box, width: box.nodes.length ? box.width : PASS_WIDTH, list: [...path, ...arm.path], length: Array.isArray(value) ? value.length : 0 };
     });
     const armsWidth = arms.reduce((sum, arm) => sum + arm.width, 0) + ARM_GAP * Math.max(0, arms.length - 1);
     const width = Math.max(NODE_WIDTH, armsWidth, JOIN_WIDTH);
@@ -235,7 +248,7 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
     const forkTurn = head.height + TURN;
     const joinTurn = joinTop - TURN;
     let x = spine - armsWidth / 2;
-    arms.forEach(({ label, box, width: armWidth }, index) => {
+    arms.forEach(({ label, box, width: armWidth, list: armList, length }, index) => {
       const { entry, exit } = box;
       const column = x + (entry ? box.spine : armWidth / 2);
       const fromFork = [{ x: spine, y: head.height }, { x: spine, y: forkTurn }, { x: column, y: forkTurn }];
@@ -245,8 +258,9 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
         place(box, x, armsTop);
         nodes.push(...box.nodes);
         edges.push(...box.edges);
-        edges.push(edge("arm", head.id, entry.id, [...fromFork, { x: column, y: armsTop + entry.y }], labelled));
-        edges.push(edge("merge", exit.id, join.id, [{ x: column, y: armsTop + exit.y }, ...toJoin]));
+        const at = (where: number) => (editable ? { insert: { list: armList, index: where } } : {});
+        edges.push(edge("arm", head.id, entry.id, [...fromFork, { x: column, y: armsTop + entry.y }], { ...labelled, ...at(0) }));
+        edges.push(edge("merge", exit.id, join.id, [{ x: column, y: armsTop + exit.y }, ...toJoin], at(length)));
       } else {
         // Nothing runs in this arm: a line from the fork to the join, still labelled and in its place.
         edges.push({ ...edge("arm", head.id, join.id, [...fromFork, ...toJoin], labelled), id: `arm:${head.id}->${join.id}:${index}` });
@@ -273,8 +287,11 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
     const head = blockNode(block, path, true);
     const join = joinNode(block, path);
     const arm = armsOf(block)[0];
-    const body = arm ? list(getAt(block, arm.path), [...path, ...arm.path], arm.label) : EMPTY;
-    const inner = stack([single(head), body, single(join)]);
+    const value = arm ? getAt(block, arm.path) : undefined;
+    const body = arm ? list(value, [...path, ...arm.path], arm.label) : EMPTY;
+    const bodyList = arm ? [...path, ...arm.path] : null;
+    const ends = editable && bodyList ? [undefined, { list: bodyList, index: 0 }, { list: bodyList, index: Array.isArray(value) ? value.length : 0 }] : [];
+    const inner = stack([single(head), body, single(join)], [], ends);
     const box = framed(block, path, inner, loops);
     if (loops) {
       // After the body, back up the lane to the block, which decides whether to go round again.

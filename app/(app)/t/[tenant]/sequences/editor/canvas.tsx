@@ -2,9 +2,11 @@
 
 import { ReactFlow, ReactFlowProvider, useReactFlow, type NodeChange, type NodeProps, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useEffect, useMemo, useState } from "react";
+import { useContext, useEffect, useMemo, useState } from "react";
 import { isCall, summaryOf } from "../../../../../_components/sequence-graph/arms.ts";
-import { edgeTypes, Handles, sharedNodeTypes, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
+import { Handles, sharedNodeTypes, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
+import type { Insert } from "../../../../../_components/sequence-graph/layout.ts";
+import { dropTarget, editorEdgeTypes, InsertContext, type InsertEdge } from "./insert-edge";
 import { buildFlow, listedPath, type AfterNodeData, type BlockNodeData, type FlowNode, type Selection, type SlotNodeData } from "./flow.ts";
 import type { Path, SequenceDoc } from "./model.ts";
 
@@ -38,8 +40,9 @@ function BlockNode({ data }: NodeProps<Node<BlockNodeData, "block">>) {
 }
 
 function SlotNode({ data }: NodeProps<Node<SlotNodeData, "slot">>) {
+  const { onDropType } = useContext(InsertContext);
   return (
-    <div className={`seq-slot${data.selected ? " seq-node-selected" : ""}`} data-slot={data.label}>
+    <div className={`seq-slot${data.selected ? " seq-node-selected" : ""}`} data-slot={data.label} {...dropTarget((type) => onDropType(type, { list: data.list, index: 0 }))}>
       <Handles />
       empty {data.label}: select, then add a block
     </div>
@@ -47,8 +50,15 @@ function SlotNode({ data }: NodeProps<Node<SlotNodeData, "slot">>) {
 }
 
 function AfterNode({ data }: NodeProps<Node<AfterNodeData, "after">>) {
+  const { onDropType } = useContext(InsertContext);
+  const at = { list: data.path.slice(0, -1), index: Number(data.path[data.path.length - 1]) + 1 };
   return (
-    <div className={`seq-after${data.selected ? " seq-node-selected" : ""}`} data-after={data.blockId} title={`Select, then add a block after ${data.blockId}`}>
+    <div
+      className={`seq-after${data.selected ? " seq-node-selected" : ""}`}
+      data-after={data.blockId}
+      title={`Select, then add a block after ${data.blockId}`}
+      {...dropTarget((type) => onDropType(type, at))}
+    >
       <Handles />+ after {data.blockId}
     </div>
   );
@@ -63,6 +73,8 @@ export interface CanvasProps {
   onSelect(selection: Selection): void;
   /** A block dropped on another block or after a composite (goes after it) or on an empty list (goes into it). */
   onDrop(from: Path, target: Selection): void;
+  /** A block type dragged from the palette and dropped where a block can go. */
+  onDropType(type: string, insert: Insert): void;
 }
 
 /** What clicking (or dropping on) a node selects; joins and frames select nothing. */
@@ -79,8 +91,8 @@ function selectionOf(node: FlowNode): Selection {
   }
 }
 
-function FlowCanvas({ doc, problems, selection, onSelect, onDrop }: CanvasProps) {
-  const flow = useReactFlow<FlowNode, RouteEdge>();
+function FlowCanvas({ doc, problems, selection, onSelect, onDrop, onDropType }: CanvasProps) {
+  const flow = useReactFlow<FlowNode, RouteEdge | InsertEdge>();
   const { nodes, edges } = useMemo(() => buildFlow(doc, problems, selection), [doc, problems, selection]);
   // Keep the whole tree in view as blocks come and go, never zoomed in past 100 %.
   const count = nodes.length;
@@ -97,34 +109,38 @@ function FlowCanvas({ doc, problems, selection, onSelect, onDrop }: CanvasProps)
     }
   };
 
+  const actions = { onPick: (insert: Insert) => onSelect({ kind: "insert", ...insert }), onDropType };
+
   return (
-    <ReactFlow<FlowNode, RouteEdge>
-      nodes={shown}
-      edges={edges}
-      nodeTypes={nodeTypes}
-      edgeTypes={edgeTypes}
-      onNodesChange={onNodesChange}
-      nodesConnectable={false}
-      onNodeClick={(_, node) => {
-        const selected = selectionOf(node);
-        if (selected) onSelect(selected);
-      }}
-      onPaneClick={() => onSelect(null)}
-      onNodeDragStop={(_, node) => {
-        setDrag(null);
-        if (node.data.kind !== "block") return;
-        const target = flow
-          .getIntersectingNodes(node)
-          .map((other) => (other.id === node.id ? null : selectionOf(other)))
-          .find((selected) => selected !== null);
-        if (target) onDrop(node.data.path, target);
-      }}
-      fitView
-      fitViewOptions={FIT}
-      minZoom={0.1}
-      proOptions={{ hideAttribution: true }}
-      aria-label="Sequence canvas"
-    />
+    <InsertContext.Provider value={actions}>
+      <ReactFlow<FlowNode, RouteEdge | InsertEdge>
+        nodes={shown}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        edgeTypes={editorEdgeTypes}
+        onNodesChange={onNodesChange}
+        nodesConnectable={false}
+        onNodeClick={(_, node) => {
+          const selected = selectionOf(node);
+          if (selected) onSelect(selected);
+        }}
+        onPaneClick={() => onSelect(null)}
+        onNodeDragStop={(_, node) => {
+          setDrag(null);
+          if (node.data.kind !== "block") return;
+          const target = flow
+            .getIntersectingNodes(node)
+            .map((other) => (other.id === node.id ? null : selectionOf(other)))
+            .find((selected) => selected !== null);
+          if (target) onDrop(node.data.path, target);
+        }}
+        fitView
+        fitViewOptions={FIT}
+        minZoom={0.1}
+        proOptions={{ hideAttribution: true }}
+        aria-label="Sequence canvas"
+      />
+    </InsertContext.Provider>
   );
 }
 

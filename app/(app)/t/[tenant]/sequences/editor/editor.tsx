@@ -12,7 +12,9 @@ import { armOfPath } from "../../../../../_components/sequence-graph/arms.ts";
 import { useTRPC } from "../../../../../_components/trpc";
 import { Canvas } from "./canvas";
 import { differsFrom, draftKeyOf } from "./draft-store.ts";
-import type { Selection } from "./flow.ts";
+import { whereOf, type Selection } from "./flow.ts";
+import { BLOCK_TYPE_DRAG } from "./insert-edge";
+import type { Insert } from "../../../../../_components/sequence-graph/layout.ts";
 import { Inspector } from "./inspector";
 import { keepFocusInside } from "./keep-focus.ts";
 import { RunForm } from "./run-form";
@@ -129,8 +131,15 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
         ? { after: selection.path }
         : selection?.kind === "slot"
           ? { into: selection.list }
-          : { into: ["blocks"] };
+          : selection?.kind === "insert"
+            ? { into: selection.list, index: selection.index }
+            : { into: ["blocks"] };
     const added = addBlock(doc, type, where);
+    change(added.doc, { kind: "block", path: added.path });
+  };
+  /** A block type dropped from the palette on a "+", an empty slot or the place after a composite. */
+  const addAt = (type: string, insert: Insert) => {
+    const added = addBlock(doc, type, { into: insert.list, index: insert.index });
     change(added.doc, { kind: "block", path: added.path });
   };
   const moveResult = (result: { doc: SequenceDoc; path: Path }) => change(result.doc, { kind: "block", path: result.path });
@@ -141,6 +150,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
   const onDrop = (from: Path, target: Selection) => {
     if (!target) return;
     if (target.kind === "slot") return moveResult(moveBlockTo(doc, from, target.list, 0));
+    if (target.kind === "insert") return moveResult(moveBlockTo(doc, from, target.list, target.index));
     if (samePath(target.path, from)) return;
     // On a block or on the slot after a composite: it goes right after that block.
     const { list, index } = splitBlockPath(target.path);
@@ -202,7 +212,9 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
       ? `after ${afterBlock.id}`
       : selection?.kind === "slot"
       ? "into the selected empty list"
-      : "at the end";
+      : selection?.kind === "insert"
+        ? whereOf(doc, selection)
+        : "at the end";
 
   return (
     <div className="seq-editor" ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
@@ -322,7 +334,17 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
             <h2 className="seq-panel-title">Add a block</h2>
             <p className="muted form-hint">Adds {whereLabel}.</p>
             {BLOCK_TYPES.map((type) => (
-              <button key={type} type="button" className="btn btn-small btn-block" onClick={() => add(type)}>
+              <button
+                key={type}
+                type="button"
+                className="btn btn-small btn-block"
+                onClick={() => add(type)}
+                draggable
+                onDragStart={(e) => {
+                  e.dataTransfer.setData(BLOCK_TYPE_DRAG, type);
+                  e.dataTransfer.effectAllowed = "copy";
+                }}
+              >
                 Add {type}
               </button>
             ))}
@@ -365,7 +387,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
             </ul>
           </section>
 
-          <Canvas doc={doc} problems={pinned} selection={selection} onSelect={setSelection} onDrop={onDrop} />
+          <Canvas doc={doc} problems={pinned} selection={selection} onSelect={setSelection} onDrop={onDrop} onDropType={addAt} />
 
           <section className="seq-inspector" aria-label="Inspector">
             <h2 className="seq-panel-title">Inspector</h2>

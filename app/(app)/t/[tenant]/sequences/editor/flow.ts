@@ -2,9 +2,12 @@
 // layout (app/_components/sequence-graph/layout.ts): blocks, their slots (empty lists and the
 // place after each composite), joins and frames, with selection and validation problems.
 import type { Node } from "@xyflow/react";
+import { armOfPath } from "../../../../../_components/sequence-graph/arms.ts";
+import type { Insert } from "../../../../../_components/sequence-graph/layout.ts";
+import type { InsertEdge } from "./insert-edge";
 import { flowEdges, geometry, sharedNode, type FrameNodeData, type JoinNodeData, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
 import { layoutBlocks, NODE_HEIGHT } from "../../../../../_components/sequence-graph/layout.ts";
-import { pathKey, type JsonBlock, type Path, type SequenceDoc } from "./model.ts";
+import { getAt, isBlock, pathKey, type JsonBlock, type Path, type SequenceDoc } from "./model.ts";
 
 /** A block showing a validation message gets the room for two lines of it. */
 const PROBLEM_HEIGHT = 96;
@@ -19,8 +22,13 @@ export type FlowNode =
   | Node<JoinNodeData, "join">
   | Node<FrameNodeData, "frame">;
 
-/** What is selected: a block, an empty list (add into it), or the place after a composite. */
-export type Selection = { kind: "block"; path: Path } | { kind: "slot"; list: Path } | { kind: "after"; path: Path } | null;
+/** What is selected: a block, an empty list (add into it), the place after a composite, or a "+" on an edge. */
+export type Selection =
+  | { kind: "block"; path: Path }
+  | { kind: "slot"; list: Path }
+  | { kind: "after"; path: Path }
+  | ({ kind: "insert" } & Insert)
+  | null;
 
 /**
  * A saga's action or compensation is a single block, not an item of a list: it cannot be moved,
@@ -33,10 +41,24 @@ export function selectionKey(selection: Selection): string | null {
   if (!selection) return null;
   if (selection.kind === "slot") return `slot:${pathKey(selection.list)}`;
   if (selection.kind === "after") return `after:${pathKey(selection.path)}`;
+  if (selection.kind === "insert") return `insert:${pathKey(selection.list)}@${selection.index}`;
   return pathKey(selection.path);
 }
 
-export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string[]>, selection: Selection): { nodes: FlowNode[]; edges: RouteEdge[] } {
+/** Where an insertion point is, in words: "before step_2", "after step_1", "into branch 1 of parallel_1". */
+export function whereOf(doc: SequenceDoc, insert: Insert): string {
+  const list = getAt(doc, insert.list);
+  const items = Array.isArray(list) ? list : [];
+  const [before, after] = [items[insert.index], items[insert.index - 1]];
+  if (isBlock(before)) return `before ${before.id}`;
+  if (isBlock(after)) return `after ${after.id}`;
+  // An empty arm: named as the outline names it ("into branch 2 of parallel_1").
+  const arm = armOfPath(doc, [...insert.list, 0]);
+  const owner = [...Array(insert.list.length).keys()].map((length) => getAt(doc, insert.list.slice(0, insert.list.length - length))).find(isBlock);
+  return arm && owner ? `into ${arm} of ${owner.id}` : "here";
+}
+
+export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string[]>, selection: Selection): { nodes: FlowNode[]; edges: (RouteEdge | InsertEdge)[] } {
   const layout = layoutBlocks(doc.blocks, {
     editable: true,
     heightOf: (_, path) => (problems.get(pathKey(path))?.length ? PROBLEM_HEIGHT : NODE_HEIGHT),
@@ -56,5 +78,12 @@ export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string
         return sharedNode(node);
     }
   });
-  return { nodes, edges: flowEdges(layout) };
+  // Edges where a block can go carry a "+" (insert-edge.tsx).
+  const edges = flowEdges(layout).map((edge, index): RouteEdge | InsertEdge => {
+    const insert = layout.edges[index]!.insert;
+    if (!insert || !edge.data) return edge;
+    const data = { ...edge.data, insert, where: whereOf(doc, insert), selected: selected === selectionKey({ kind: "insert", ...insert }) };
+    return { ...edge, type: "insert", data };
+  });
+  return { nodes, edges };
 }

@@ -162,15 +162,16 @@ export function insertBlock(doc: SequenceDoc, list: Path, block: JsonBlock, inde
   return setAt(doc, list, blocks);
 }
 
-/** Adds a new block of `type` after the block at `after`, or at the end of the list `into`. */
-export function addBlock(doc: SequenceDoc, type: string, where: { after: Path } | { into: Path }): { doc: SequenceDoc; path: Path } {
+/** Adds a new block of `type` after the block at `after`, or into the list `into` at `index` (default: the end). */
+export function addBlock(doc: SequenceDoc, type: string, where: { after: Path } | { into: Path; index?: number }): { doc: SequenceDoc; path: Path } {
   const block = newBlock(type, uniqueId(doc, type));
   if ("after" in where) {
     const { list, index } = splitBlockPath(where.after);
     return { doc: insertBlock(doc, list, block, index + 1), path: [...list, index + 1] };
   }
   const length = listAt(doc, where.into).length;
-  return { doc: insertBlock(doc, where.into, block), path: [...where.into, length] };
+  const index = Math.min(Math.max(where.index ?? length, 0), length);
+  return { doc: insertBlock(doc, where.into, block, index), path: [...where.into, index] };
 }
 
 export function removeBlock(doc: SequenceDoc, path: Path): SequenceDoc {
