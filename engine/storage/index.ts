@@ -32,7 +32,7 @@ import { enqueueSignalIfActive, type NewSignal } from "./signals.ts";
 import {
   getSequence, insertSequence, listHandlerNames, listSequences, sequenceInputSchemas, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
-import { deleteSequence, deprecateSequence, listLiveVersions, sequenceByName } from "./sequence-versions.ts";
+import { deleteSequence, deprecateSequence, listLiveVersions, sequenceByName, setSequenceStatus } from "./sequence-versions.ts";
 import { deleteSequenceDraft, getSequenceDraft, putSequenceDraft, type SequenceDraft } from "./sequence-drafts.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
@@ -56,7 +56,7 @@ export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
-export { ACTIVE_STATES, type DeleteOutcome } from "./sequence-versions.ts";
+export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type StatusOutcome } from "./sequence-versions.ts";
 export type { SequenceDraft } from "./sequence-drafts.ts";
 export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } from "./instance-records.ts";
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
@@ -140,6 +140,11 @@ export class TenantStore {
 
   deprecateSequence(id: string) {
     return deprecateSequence(this.db, this.tenantId, id);
+  }
+
+  /** Refused (unchanged, with the status it is in) when its status may not go there. */
+  setSequenceStatus(id: string, status: string) {
+    return setSequenceStatus(this.db, this.tenantId, id, status);
   }
 
   /** Refused (not deleted, with the count) while active instances use the version. */

@@ -54,6 +54,39 @@ export async function deprecateSequence(db: Queryable, tenantId: TenantId, id: s
   return (rowCount ?? 0) > 0;
 }
 
+/** Where a version's status may go (wire-format Q); `unpublished` is final. */
+export const STATUS_TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
+  draft: ["staging", "unpublished"],
+  staging: ["production", "unpublished"],
+  production: ["unpublished"],
+  unpublished: [],
+};
+
+export type StatusOutcome = { changed: true } | { changed: false; missing: true } | { changed: false; missing: false; from: string };
+
+/**
+ * Moves the version to `status` when its current status allows it; unpublishing also
+ * deprecates. The row is locked, so two moves from the same status cannot both succeed.
+ */
+export async function setSequenceStatus(db: Connectable, tenantId: TenantId, id: string, status: string): Promise<StatusOutcome> {
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<{ status: string }>({
+      name: "lock_sequence_status",
+      text: "SELECT status FROM sequences WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
+      values: [tenantId, id],
+    });
+    const from = rows[0]?.status;
+    if (from === undefined) return { changed: false, missing: true } as const;
+    if (!(STATUS_TRANSITIONS[from] ?? []).includes(status)) return { changed: false, missing: false, from } as const;
+    await client.query({
+      name: "set_sequence_status",
+      text: "UPDATE sequences SET status = $3, deprecated = deprecated OR $3 = 'unpublished' WHERE tenant_id = $1 AND id = $2",
+      values: [tenantId, id, status],
+    });
+    return { changed: true } as const;
+  });
+}
+
 export type DeleteOutcome = { deleted: true } | { deleted: false; missing: true } | { deleted: false; missing: false; active: number };
 
 /**

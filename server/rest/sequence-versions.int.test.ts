@@ -1,5 +1,5 @@
 // Sequence versioning over REST (wire-format Q): GET /sequences/versions, GET /sequences/by-name,
-// POST /sequences/{id}/deprecate and DELETE /sequences/{id}, on a real PostgreSQL.
+// POST /sequences/{id}/deprecate, POST /sequences/{id}/status and DELETE /sequences/{id}, on a real PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
@@ -158,6 +158,73 @@ describe("POST /sequences/{id}/deprecate", () => {
     expectSameReply(await deprecate(theirs.ids[0]!), missing);
     const { rows } = await db.sql.query("SELECT deprecated FROM sequences WHERE id = $1", [theirs.ids[0]]);
     expect(rows).toEqual([{ deprecated: false }]);
+  });
+});
+
+describe("POST /sequences/{id}/status", () => {
+  const setStatus = (id: string, status: unknown, key = acme.key) => call(db, "POST", `/sequences/${id}/status`, { key, body: { status } });
+  const draft = async () => {
+    const body = sequenceJson(acme.id, { status: "draft" });
+    expect((await call(db, "POST", "/sequences", { key: acme.key, body })).status).toBe(201);
+    return body.id;
+  };
+  const row = async (id: string) => (await db.sql.query("SELECT status, deprecated FROM sequences WHERE id = $1", [id])).rows[0];
+
+  it("204 along draft → staging → production → unpublished; unpublishing also deprecates, and the version is still served", async () => {
+    const id = await draft();
+    for (const status of ["staging", "production"]) {
+      const reply = await setStatus(id, status);
+      expect({ status: reply.status, text: reply.text }).toEqual({ status: 204, text: "" });
+      expect(await row(id)).toEqual({ status, deprecated: false });
+    }
+    expect((await setStatus(id, "unpublished")).status).toBe(204);
+    expect(await row(id)).toEqual({ status: "unpublished", deprecated: true });
+    expect((await call(db, "GET", `/sequences/${id}`, { key: acme.key })).json()).toMatchObject({ status: "unpublished", deprecated: true });
+  });
+
+  it("draft may go straight to unpublished; staging may too", async () => {
+    const id = await draft();
+    expect((await setStatus(id, "unpublished")).status).toBe(204);
+    const other = await draft();
+    await setStatus(other, "staging");
+    expect((await setStatus(other, "unpublished")).status).toBe(204);
+  });
+
+  it("400 naming the transition and what is allowed, changing nothing", async () => {
+    const id = await draft();
+    const skip = await setStatus(id, "production");
+    expect(skip.status).toBe(400);
+    expect(skip.json()).toEqual({ error: "invalid argument: invalid transition: draft → production (allowed: staging, unpublished)" });
+    const same = await setStatus(id, "draft");
+    expect(same.json()).toEqual({ error: "invalid argument: invalid transition: draft → draft (allowed: staging, unpublished)" });
+    expect(await row(id)).toEqual({ status: "draft", deprecated: false });
+    await setStatus(id, "unpublished");
+    const final = await setStatus(id, "staging");
+    expect(final.json()).toEqual({ error: "invalid argument: invalid transition: unpublished → staging (allowed: none)" });
+  });
+
+  it("does not change which version by-name calls latest (deprecated does, status does not)", async () => {
+    const { name, ids } = await versions(acme, 2);
+    // Both are production: production → unpublished is the only move, and it deprecates v2.
+    await setStatus(ids[1]!, "unpublished");
+    const latest = await call(db, "GET", `/sequences/by-name?namespace=default&name=${name}`, { key: acme.key });
+    expect(latest.json()).toMatchObject({ id: ids[0], version: 1 });
+  });
+
+  it("422 in plain text for an unknown or missing status", async () => {
+    const id = await draft();
+    for (const body of [{ status: "live" }, {}]) {
+      const reply = await call(db, "POST", `/sequences/${id}/status`, { key: acme.key, body });
+      expect({ status: reply.status, type: reply.contentType }).toEqual({ status: 422, type: PLAIN });
+    }
+  });
+
+  it("404 for a missing id, byte for byte the same for another tenant's, which keeps its status", async () => {
+    const theirs = await versions(globex, 1);
+    const missing = await setStatus(randomUUID(), "unpublished");
+    expect(missing.json()).toEqual({ error: "not found: sequence not found" });
+    expectSameReply(await setStatus(theirs.ids[0]!, "unpublished"), missing);
+    expect(await row(theirs.ids[0]!)).toEqual({ status: "production", deprecated: false });
   });
 });
 

@@ -3,9 +3,12 @@
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { describeTextProblem, unstorableText } from "../../../engine/text-hygiene.ts";
 import { deleteVersion } from "../../sequences.ts";
-import { countParam } from "../body.ts";
+import { z } from "zod";
+import { SEQUENCE_STATUSES } from "../../../engine/sequence/schema.ts";
+import { STATUS_TRANSITIONS } from "../../../engine/storage/index.ts";
+import { countParam, shape } from "../body.ts";
 import { empty, json, Rejection } from "../http.ts";
-import { requireTenantHeader, type RestContext } from "../route.ts";
+import { requireTenantHeader, type BodySpec, type RestContext } from "../route.ts";
 import { wireSequence } from "../wire.ts";
 
 const NO_TENANT = "sequence versions are read for one tenant: name it (X-Tenant-Id)";
@@ -47,6 +50,21 @@ export async function deprecate(context: RestContext<unknown>): Promise<Response
   const store = requireTenantHeader(context, NO_TENANT);
   if (!(await store.deprecateSequence(context.params.id!))) throw notFound("sequence");
   return empty(204);
+}
+
+const StatusBody = z.object({ status: z.enum(SEQUENCE_STATUSES) });
+type StatusBody = z.output<typeof StatusBody>;
+
+export const statusBody: BodySpec<StatusBody> = { parse: (body) => shape(StatusBody, body), tenants: () => [] };
+
+/** POST /sequences/{id}/status: along STATUS_TRANSITIONS only; unpublishing also deprecates. */
+export async function setStatus(context: RestContext<StatusBody>): Promise<Response> {
+  const to = context.body.status;
+  const outcome = await requireTenantHeader(context, NO_TENANT).setSequenceStatus(context.params.id!, to);
+  if (outcome.changed) return empty(204);
+  if (outcome.missing) throw notFound("sequence");
+  const allowed = STATUS_TRANSITIONS[outcome.from] ?? [];
+  throw new AppError("invalid_argument", `invalid transition: ${outcome.from} → ${to} (allowed: ${allowed.length > 0 ? allowed.join(", ") : "none"})`);
 }
 
 /** DELETE /sequences/{id}: 409 while active instances use the version. */
