@@ -32,7 +32,7 @@ import { enqueueSignalIfActive, type NewSignal } from "./signals.ts";
 import {
   getSequence, insertSequence, listHandlerNames, listSequences, sequenceInputSchemas, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
-import { deleteSequence, deprecateSequence, listLiveVersions, sequenceByName, setSequenceStatus } from "./sequence-versions.ts";
+import { deleteSequence, deprecateSequence, listLiveVersions, listSequencePage, sequenceByName, setSequenceStatus } from "./sequence-versions.ts";
 import { deleteSequenceDraft, getSequenceDraft, putSequenceDraft, type SequenceDraft } from "./sequence-drafts.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
@@ -131,6 +131,11 @@ export class TenantStore {
   /** The name's versions that are not deprecated, highest first (wire-format Q). */
   listLiveVersions(namespace: string, name: string) {
     return listLiveVersions(this.db, this.tenantId, namespace, name);
+  }
+
+  /** A page of every version, by namespace, name and version descending (GET /sequences). */
+  listSequencePage(query: { namespace: string | null; limit: number; offset: number }) {
+    return listSequencePage(this.db, this.tenantId, query);
   }
 
   /** That version, or without one the latest not deprecated. */

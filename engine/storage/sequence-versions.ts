@@ -44,6 +44,22 @@ export async function sequenceByName(
   return rows[0] ? record(rows[0]) : null;
 }
 
+/** One page of the tenant's versions (of one namespace, if given), by namespace, name, version descending. */
+export async function listSequencePage(
+  db: Queryable, tenantId: TenantId, query: { namespace: string | null; limit: number; offset: number },
+): Promise<{ items: SequenceRecord[]; hasMore: boolean }> {
+  const { rows } = await db.query<SequenceRow>({
+    name: "list_sequence_page",
+    text: `SELECT ${COLUMNS} FROM sequences
+            WHERE tenant_id = $1 AND ($2::text IS NULL OR namespace = $2)
+            ORDER BY namespace, name, version DESC
+            LIMIT $3 OFFSET $4`,
+    // One more than asked: whether there is more, without a count.
+    values: [tenantId, query.namespace, query.limit + 1, query.offset],
+  });
+  return { items: rows.slice(0, query.limit).map(record), hasMore: rows.length > query.limit };
+}
+
 /** Marks the version deprecated (idempotent); false when the tenant has no such sequence. */
 export async function deprecateSequence(db: Queryable, tenantId: TenantId, id: string): Promise<boolean> {
   const { rowCount } = await db.query({

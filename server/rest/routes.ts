@@ -7,7 +7,7 @@ import { batchActionBody, bulkStateBody, patchBulkReschedule, patchBulkState, po
 import { listDeadLetters, resumeBody, resumeFrom, retry } from "./handlers/dead-letters.ts";
 import { contextBody, patchContext, patchState, stateBody } from "./handlers/instance-state.ts";
 import { createSequence, getSequence, sequenceBody } from "./handlers/sequences.ts";
-import { deleteSequenceVersion, deprecate, getByName, listVersions, setStatus, statusBody } from "./handlers/sequence-versions.ts";
+import { deleteSequenceVersion, deprecate, getByName, listSequences, listVersions, setStatus, statusBody } from "./handlers/sequence-versions.ts";
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
@@ -26,6 +26,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "POST", path: "/sequences", access: "tenant", notFound: "tenant", body: sequenceBody, handle: createSequence }),
   defineRoute({ method: "GET", path: "/sequences/{id}", access: "tenant", notFound: "sequence", handle: getSequence }),
   // Versioning (wire-format Q); the literal paths win over `{id}` (matchRoute).
+  defineRoute({ method: "GET", path: "/sequences", access: "tenant", notFound: "tenant", handle: listSequences }),
   defineRoute({ method: "GET", path: "/sequences/versions", access: "tenant", notFound: "tenant", handle: listVersions }),
   defineRoute({ method: "GET", path: "/sequences/by-name", access: "tenant", notFound: "tenant", handle: getByName }),
   defineRoute({ method: "POST", path: "/sequences/{id}/deprecate", access: "tenant", notFound: "sequence", handle: deprecate }),

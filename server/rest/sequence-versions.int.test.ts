@@ -33,6 +33,39 @@ const deprecate = (id: string, key = acme.key) => call(db, "POST", `/sequences/$
 const remove = (id: string, key = acme.key) => call(db, "DELETE", `/sequences/${id}`, { key });
 const setState = (id: string, state: string) => db.sql.query("UPDATE task_instances SET state = $2 WHERE id = $1", [id, state]);
 
+describe("GET /sequences", () => {
+  it("pages through the tenant's versions, deprecated ones too, by namespace, name and version descending", async () => {
+    const tenant = await tenantWithKey(db);
+    const b = await versions(tenant, 2, "b-seq");
+    const a = await versions(tenant, 1, "a-seq");
+    const other = sequenceJson(tenant.id, { namespace: "zz", name: "a-seq" });
+    expect((await call(db, "POST", "/sequences", { key: tenant.key, body: other })).status).toBe(201);
+    await call(db, "POST", `/sequences/${b.ids[0]}/deprecate`, { key: tenant.key });
+    await versions(globex, 1, "a-seq");
+
+    const all = await call(db, "GET", "/sequences", { key: tenant.key });
+    expect(all.status).toBe(200);
+    const body = all.json() as { items: { id: string; deprecated: boolean }[]; has_more: boolean };
+    expect(body.items.map((s) => s.id)).toEqual([a.ids[0], b.ids[1], b.ids[0], other.id]);
+    expect(body.items[2]).toMatchObject({ deprecated: true, tenant_id: tenant.id });
+    expect(body.has_more).toBe(false);
+
+    const page = await call(db, "GET", "/sequences?limit=2&offset=1", { key: tenant.key });
+    expect(page.json()).toMatchObject({ items: [{ id: b.ids[1] }, { id: b.ids[0] }], has_more: true });
+    const last = await call(db, "GET", "/sequences?limit=2&offset=2", { key: tenant.key });
+    expect(last.json()).toMatchObject({ items: [{ id: b.ids[0] }, { id: other.id }], has_more: false });
+    const zz = await call(db, "GET", `/sequences?namespace=zz&tenant_id=${tenant.id}`, { key: tenant.key });
+    expect((zz.json() as { items: { id: string }[] }).items.map((s) => s.id)).toEqual([other.id]);
+  });
+
+  it("accepts a limit over 1000 (capped, not refused); a malformed limit is a 400 in plain text; another tenant named is a 404", async () => {
+    expect((await call(db, "GET", "/sequences?limit=100000", { key: acme.key })).status).toBe(200);
+    const bad = await call(db, "GET", "/sequences?limit=x", { key: acme.key });
+    expect({ status: bad.status, type: bad.contentType }).toEqual({ status: 400, type: PLAIN });
+    expect((await call(db, "GET", `/sequences?tenant_id=${globex.id}`, { key: acme.key })).status).toBe(404);
+  });
+});
+
 describe("GET /sequences/versions", () => {
   it("lists the name's versions that are not deprecated, highest first, as Sequence objects", async () => {
     const { name, ids } = await versions(acme, 3);

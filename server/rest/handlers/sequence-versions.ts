@@ -25,6 +25,18 @@ function required(query: URLSearchParams, name: string): string {
   return value;
 }
 
+const PAGE = { default: 200, max: 1000 };
+
+/** GET /sequences: every version of the tenant's, deprecated ones too, a page at a time. */
+export async function listSequences(context: RestContext<unknown>): Promise<Response> {
+  const query = context.url.searchParams;
+  const page = { offset: countParam(query, "offset", 0, 0), limit: Math.min(countParam(query, "limit", PAGE.default, 1), PAGE.max) };
+  const namespace = query.get("namespace") ? required(query, "namespace") : null;
+  const store = requireTenantHeader(context, NO_TENANT);
+  const { items, hasMore } = await store.listSequencePage({ namespace, ...page });
+  return json(200, { items: items.map((sequence) => wireSequence(store.tenantId, sequence)), has_more: hasMore });
+}
+
 /** GET /sequences/versions: the name's versions that are not deprecated, highest first. */
 export async function listVersions(context: RestContext<unknown>): Promise<Response> {
   const query = context.url.searchParams;
