@@ -32,7 +32,9 @@ import { enqueueSignalIfActive, type NewSignal } from "./signals.ts";
 import {
   getSequence, insertSequence, listHandlerNames, listSequences, sequenceInputSchemas, sequenceOwner, type NewSequence,
 } from "./sequences.ts";
-import { deleteSequence, deprecateSequence, listLiveVersions, listSequencePage, sequenceByName, setSequenceStatus } from "./sequence-versions.ts";
+import {
+  deleteSequence, deprecateSequence, listLiveVersions, listSequencePage, migrateInstance, sequenceByName, setSequenceStatus,
+} from "./sequence-versions.ts";
 import { deleteSequenceDraft, getSequenceDraft, putSequenceDraft, type SequenceDraft } from "./sequence-drafts.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
@@ -56,7 +58,7 @@ export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
-export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type StatusOutcome } from "./sequence-versions.ts";
+export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type MigrateOutcome, type StatusOutcome } from "./sequence-versions.ts";
 export type { SequenceDraft } from "./sequence-drafts.ts";
 export type { BlockOutputRecord, InstanceFilter, InstanceRecord, NewInstance } from "./instance-records.ts";
 export { INSTANCE_STATES, type InstanceState } from "./instances.ts";
@@ -150,6 +152,11 @@ export class TenantStore {
   /** Refused (unchanged, with the status it is in) when its status may not go there. */
   setSequenceStatus(id: string, status: string) {
     return setSequenceStatus(this.db, this.tenantId, id, status);
+  }
+
+  /** Rebinds a non-terminal instance to another of the tenant's versions. */
+  migrateInstance(instanceId: string, targetSequenceId: string) {
+    return migrateInstance(this.db, this.tenantId, instanceId, targetSequenceId);
   }
 
   /** Refused (not deleted, with the count) while active instances use the version. */

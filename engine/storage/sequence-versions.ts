@@ -16,6 +16,7 @@ const record = (row: SequenceRow): SequenceRecord => ({
 
 /** States in which an instance still runs on its version: a delete waits for them to end. */
 export const ACTIVE_STATES = ["scheduled", "running", "waiting", "paused"] as const;
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 /** The name's versions that are not deprecated, highest first. */
 export async function listLiveVersions(db: Queryable, tenantId: TenantId, namespace: string, name: string): Promise<SequenceRecord[]> {
@@ -103,6 +104,41 @@ export async function setSequenceStatus(db: Connectable, tenantId: TenantId, id:
   });
 }
 
+export type MigrateOutcome =
+  | { migrated: true; fromSequenceId: string }
+  | { migrated: false; missing: "instance" | "sequence" }
+  | { migrated: false; terminal: string };
+
+/**
+ * Rebinds a non-terminal instance to another version of the tenant's (any name): its context,
+ * outputs, tree and state stay, and the engine's next load of it reads the target's blocks.
+ */
+export async function migrateInstance(db: Connectable, tenantId: TenantId, instanceId: string, targetId: string): Promise<MigrateOutcome> {
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<{ state: string; sequence_id: string }>({
+      name: "lock_instance_for_migration",
+      text: "SELECT state, sequence_id FROM task_instances WHERE tenant_id = $1 AND id = $2 FOR UPDATE",
+      values: [tenantId, instanceId],
+    });
+    const instance = rows[0];
+    if (!instance) return { migrated: false, missing: "instance" } as const;
+    if (TERMINAL.has(instance.state)) return { migrated: false, terminal: instance.state } as const;
+    // The target is locked too, so a delete of it cannot pass this instance by.
+    const target = await client.query({
+      name: "lock_migration_target",
+      text: "SELECT 1 FROM sequences WHERE tenant_id = $1 AND id = $2 FOR SHARE",
+      values: [tenantId, targetId],
+    });
+    if (target.rowCount === 0) return { migrated: false, missing: "sequence" } as const;
+    await client.query({
+      name: "migrate_instance",
+      text: "UPDATE task_instances SET sequence_id = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2",
+      values: [tenantId, instanceId, targetId],
+    });
+    return { migrated: true, fromSequenceId: instance.sequence_id } as const;
+  });
+}
+
 export type DeleteOutcome = { deleted: true } | { deleted: false; missing: true } | { deleted: false; missing: false; active: number };
 
 /**
@@ -120,7 +156,8 @@ export async function deleteSequence(db: Connectable, tenantId: TenantId, id: st
     if (found.rowCount === 0) return { deleted: false, missing: true } as const;
     const { rows } = await client.query<{ state: string }>({
       name: "lock_sequence_instances",
-      text: "SELECT state FROM task_instances WHERE tenant_id = $1 AND sequence_id = $2 FOR UPDATE",
+      // In id order, as the statements that update many instances lock them.
+      text: "SELECT state FROM task_instances WHERE tenant_id = $1 AND sequence_id = $2 ORDER BY id FOR UPDATE",
       values: [tenantId, id],
     });
     const active = rows.filter((row) => (ACTIVE_STATES as readonly string[]).includes(row.state)).length;

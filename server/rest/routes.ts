@@ -7,7 +7,9 @@ import { batchActionBody, bulkStateBody, patchBulkReschedule, patchBulkState, po
 import { listDeadLetters, resumeBody, resumeFrom, retry } from "./handlers/dead-letters.ts";
 import { contextBody, patchContext, patchState, stateBody } from "./handlers/instance-state.ts";
 import { createSequence, getSequence, sequenceBody } from "./handlers/sequences.ts";
-import { deleteSequenceVersion, deprecate, getByName, listSequences, listVersions, setStatus, statusBody } from "./handlers/sequence-versions.ts";
+import {
+  deleteSequenceVersion, deprecate, getByName, listSequences, listVersions, migrate, migrateBody, setStatus, statusBody,
+} from "./handlers/sequence-versions.ts";
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
@@ -30,6 +32,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/sequences/versions", access: "tenant", notFound: "tenant", handle: listVersions }),
   defineRoute({ method: "GET", path: "/sequences/by-name", access: "tenant", notFound: "tenant", handle: getByName }),
   defineRoute({ method: "POST", path: "/sequences/{id}/deprecate", access: "tenant", notFound: "sequence", handle: deprecate }),
+  defineRoute({ method: "POST", path: "/sequences/migrate-instance", access: "tenant", notFound: "instance", body: migrateBody, handle: migrate }),
   defineRoute({ method: "POST", path: "/sequences/{id}/status", access: "tenant", notFound: "sequence", body: statusBody, handle: setStatus }),
   defineRoute({ method: "DELETE", path: "/sequences/{id}", access: "tenant", notFound: "sequence", handle: deleteSequenceVersion }),
   defineRoute({ method: "POST", path: "/instances", access: "tenant", notFound: "sequence", body: createInstanceBody, handle: createInstance }),

@@ -1,5 +1,6 @@
 // Sequence versioning over REST (wire-format Q): GET /sequences/versions, GET /sequences/by-name,
-// POST /sequences/{id}/deprecate, POST /sequences/{id}/status and DELETE /sequences/{id}, on a real PostgreSQL.
+// GET /sequences, POST /sequences/{id}/deprecate and /status, POST /sequences/migrate-instance and
+// DELETE /sequences/{id}, on a real PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
@@ -258,6 +259,59 @@ describe("POST /sequences/{id}/status", () => {
     expect(missing.json()).toEqual({ error: "not found: sequence not found" });
     expectSameReply(await setStatus(theirs.ids[0]!, "unpublished"), missing);
     expect(await row(theirs.ids[0]!)).toEqual({ status: "production", deprecated: false });
+  });
+});
+
+describe("POST /sequences/migrate-instance", () => {
+  const migrate = (body: unknown, key = acme.key) => call(db, "POST", "/sequences/migrate-instance", { key, body });
+
+  it("200 rebinds a non-terminal instance to another version, keeping its state and context; a delete of the old version then goes through", async () => {
+    const { ids } = await versions(acme, 2);
+    const [from, to] = [ids[0]!, ids[1]!];
+    const instance = await createInstance(db, acme, from, { context: { data: { kept: true } } });
+    await setState(instance, "paused");
+    const reply = await migrate({ instance_id: instance.toUpperCase(), target_sequence_id: to });
+    expect(reply.status).toBe(200);
+    expect(reply.json()).toEqual({ migrated: true, instance_id: instance, from_sequence_id: from, to_sequence_id: to });
+    const { rows } = await db.sql.query("SELECT sequence_id, state, context->'data' AS data FROM task_instances WHERE id = $1", [instance]);
+    expect(rows).toEqual([{ sequence_id: to, state: "paused", data: { kept: true } }]);
+    expect((await remove(from)).status).toBe(204);
+    expect((await remove(to)).status).toBe(409);
+  });
+
+  it("400 for an instance in a terminal state, changing nothing", async () => {
+    const { ids } = await versions(acme, 2);
+    const instance = await createInstance(db, acme, ids[0]!);
+    await setState(instance, "completed");
+    const reply = await migrate({ instance_id: instance, target_sequence_id: ids[1] });
+    expect(reply.status).toBe(400);
+    expect(reply.json()).toEqual({ error: `invalid argument: instance ${instance} is in terminal state completed` });
+    expect((await db.sql.query("SELECT sequence_id FROM task_instances WHERE id = $1", [instance])).rows[0].sequence_id).toBe(ids[0]);
+  });
+
+  it("404 for a missing instance or target; another tenant's instance or target answers the same, and nothing moves", async () => {
+    const mine = await versions(acme, 1);
+    const instance = await createInstance(db, acme, mine.ids[0]!);
+    const theirs = await versions(globex, 1);
+    const theirInstance = await createInstance(db, globex, theirs.ids[0]!);
+
+    const noInstance = await migrate({ instance_id: randomUUID(), target_sequence_id: mine.ids[0] });
+    expect(noInstance.status).toBe(404);
+    expect(noInstance.json()).toEqual({ error: "not found: instance not found" });
+    expectSameReply(await migrate({ instance_id: theirInstance, target_sequence_id: mine.ids[0] }), noInstance);
+
+    const noTarget = await migrate({ instance_id: instance, target_sequence_id: randomUUID() });
+    expect(noTarget.json()).toEqual({ error: "not found: sequence not found" });
+    expectSameReply(await migrate({ instance_id: instance, target_sequence_id: theirs.ids[0] }), noTarget);
+    const { rows } = await db.sql.query("SELECT id, sequence_id FROM task_instances WHERE id = ANY($1::uuid[]) ORDER BY id", [[instance, theirInstance]]);
+    expect(new Map(rows.map((r: { id: string; sequence_id: string }) => [r.id, r.sequence_id]))).toEqual(new Map([[instance, mine.ids[0]], [theirInstance, theirs.ids[0]]]));
+  });
+
+  it("422 in plain text for a body without the ids or with one that is not a UUID", async () => {
+    for (const body of [{}, { instance_id: randomUUID() }, { instance_id: "x", target_sequence_id: randomUUID() }]) {
+      const reply = await migrate(body);
+      expect({ status: reply.status, type: reply.contentType }).toEqual({ status: 422, type: PLAIN });
+    }
   });
 });
 

@@ -127,6 +127,7 @@ const CASES: Record<string, RouteCase> = {
   "POST /sequences": { body: (tenantId) => sequenceJson(tenantId) },
   "GET /sequences/{id}": { id: "sequence" },
   "POST /sequences/{id}/deprecate": { id: "sequence" },
+  "POST /sequences/migrate-instance": { body: () => ({ instance_id: objects.acme.instance, target_sequence_id: objects.acme.sequence }) },
   // Own sequences are production: unpublished is allowed (204), and is the last move a version makes.
   "POST /sequences/{id}/status": { id: "sequence", body: () => ({ status: "unpublished" }) },
   // Own sequences have a scheduled instance: 409, past the lookup that foreign and random fail.

@@ -79,6 +79,20 @@ export async function setStatus(context: RestContext<StatusBody>): Promise<Respo
   throw new AppError("invalid_argument", `invalid transition: ${outcome.from} → ${to} (allowed: ${allowed.length > 0 ? allowed.join(", ") : "none"})`);
 }
 
+const MigrateBody = z.object({ instance_id: z.guid(), target_sequence_id: z.guid() });
+type MigrateBody = z.output<typeof MigrateBody>;
+
+export const migrateBody: BodySpec<MigrateBody> = { parse: (body) => shape(MigrateBody, body), tenants: () => [] };
+
+/** POST /sequences/migrate-instance: a non-terminal instance runs on from another version. */
+export async function migrate(context: RestContext<MigrateBody>): Promise<Response> {
+  const [instanceId, targetId] = [context.body.instance_id.toLowerCase(), context.body.target_sequence_id.toLowerCase()];
+  const outcome = await requireTenantHeader(context, NO_TENANT).migrateInstance(instanceId, targetId);
+  if (outcome.migrated) return json(200, { migrated: true, instance_id: instanceId, from_sequence_id: outcome.fromSequenceId, to_sequence_id: targetId });
+  if ("missing" in outcome) throw notFound(outcome.missing);
+  throw new AppError("invalid_argument", `instance ${instanceId} is in terminal state ${outcome.terminal}`);
+}
+
 /** DELETE /sequences/{id}: 409 while active instances use the version. */
 export async function deleteSequenceVersion(context: RestContext<unknown>): Promise<Response> {
   await deleteVersion(requireTenantHeader(context, NO_TENANT), context.params.id!);
