@@ -1,5 +1,5 @@
 // Which group commits wait for the disk, on a real PostgreSQL: a batch of mid-run progress only
-// (every instance still `running`) is written with synchronous_commit off, since a PostgreSQL
+// (every instance still `running`) is one statement with synchronous_commit off, since a PostgreSQL
 // crash then only re-runs its steps; a batch that ends, defers or hands off any instance waits for
 // its WAL flush as before. Statements are recorded on their way to the real pool.
 import type pg from "pg";
@@ -51,7 +51,9 @@ it("writes mid-run progress without waiting for the disk, and an end with it", a
 
   const midRun = recording();
   expect(await commitProgressBatch(midRun.db, [progress(a, "running"), progress(b, "running")])).toEqual(new Set([a!.id, b!.id]));
-  expect(midRun.sent).toContain("SET LOCAL synchronous_commit = off");
+  // One statement, which turns synchronous_commit off for its own transaction.
+  expect(midRun.sent).toHaveLength(1);
+  expect(midRun.sent[0]).toContain("set_config('synchronous_commit', 'off', true)");
 
   const ending = recording();
   expect(await commitProgressBatch(ending.db, [progress(a, "running"), progress(b, "completed")])).toEqual(new Set([a!.id, b!.id]));

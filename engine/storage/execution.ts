@@ -135,14 +135,9 @@ export interface Progress {
  * be able to connect: the two statements run on one pooled connection.
  */
 export async function commitProgressBatch(db: Queryable & Connectable, batch: Progress[]): Promise<Set<string>> {
-  const statement = commitStatement(batch);
-  if (batch.every((p) => p.state === "running")) {
-    return inTransaction(db, async (client) => {
-      await client.query("SET LOCAL synchronous_commit = off");
-      const { rows } = await client.query<{ id: string }>(statement);
-      return new Set(rows.map((r) => r.id));
-    });
-  }
+  const running = batch.every((p) => p.state === "running");
+  const statement = commitStatement(batch, running);
+  if (running) return new Set((await db.query<{ id: string }>(statement)).rows.map((r) => r.id));
   const rows = batch.some((p) => isTerminal(p.state))
     ? await inTransaction(db, async (client) => {
       const { rows } = await client.query<WrittenRow>(statement);
@@ -178,13 +173,15 @@ const byInstanceId = (a: Progress, b: Progress) => (a.instanceId < b.instanceId 
 // Lock order: every statement that locks several task_instances rows takes them in id order (see
 // `locked`, and renewLeases), so two of them can never wait for each other in a cycle. The waiting
 // parents of the children a batch ends are woken by a statement of their own, after the commit.
-function commitStatement(unordered: Progress[]): pg.QueryConfig {
+function commitStatement(unordered: Progress[], asynchronous: boolean): pg.QueryConfig {
   const batch = [...unordered].sort(byInstanceId);
   const outputs = batch.flatMap((p) => (p.outputs ?? []).map((o) => ({ ...o, instanceId: p.instanceId })));
   const applied = batch.flatMap((p) => (p.signalsApplied ?? []).map((id) => ({ id, instanceId: p.instanceId })));
   return {
-    name: "commit_progress",
-    text: `WITH raw AS (
+    name: asynchronous ? "commit_progress_async" : "commit_progress",
+    // Asynchronous: the statement's own transaction commits without waiting for the WAL flush,
+    // set from within it (the final SELECT reads the setting's row, so it is applied).
+    text: `WITH ${asynchronous ? "asynchronous AS (SELECT set_config('synchronous_commit', 'off', true) AS setting), " : ""}raw AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[], $13::jsonb[], $15::jsonb[], $18::jsonb[])
                AS x(id, tenant_id, lease_epoch, state, cursor, next_fire_at, defer_reason, data_patch, waiting_on, facts)
            ), locked AS (
@@ -249,7 +246,7 @@ function commitStatement(unordered: Progress[]): pg.QueryConfig {
               WHERE s.tenant_id = u.tenant_id AND s.instance_id = u.id AND s.id = a.id
              RETURNING 1
            )
-           SELECT id, tenant_id, state, parent_instance_id FROM updated`,
+           SELECT id, tenant_id, state, parent_instance_id FROM updated${asynchronous ? ", asynchronous" : ""}`,
     values: [
       batch.map((p) => p.instanceId), batch.map((p) => p.tenantId), batch.map((p) => p.leaseEpoch), batch.map((p) => p.state),
       batch.map((p) => JSON.stringify(p.cursor ?? null)), batch.map((p) => p.nextFireAt ?? null), batch.map((p) => p.deferReason ?? null),
