@@ -4,6 +4,7 @@
 // again; until the tree settles, or everything left waits for a worker, a signal or a time.
 // Every commit is fenced by the lease epoch, so a crash loses at most the steps in flight, which
 // then run again.
+import { SignalWatch } from "./signal-watch.ts";
 import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { isAppError } from "../errors.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
@@ -61,8 +62,6 @@ interface ActiveRun extends Dispatching {
   thrown: { error: unknown } | null;
 }
 
-/** G.2: queued signals are read this often while steps run. */
-const SIGNAL_POLL_MS = 250;
 /** A settled step's result waits at most this long for a write while other steps still run. */
 export const PROGRESS_EVERY_MS = 250;
 
@@ -70,10 +69,12 @@ export class StepRunner {
   private readonly sequences = new SequenceCache();
   private readonly dispatcher: Dispatcher;
   private readonly outcomes: Outcomes;
+  private readonly signals: SignalWatch;
 
   constructor(private readonly deps: StepRunnerDeps) {
     this.dispatcher = new Dispatcher(deps);
     this.outcomes = new Outcomes(deps.breakers, deps.now);
+    this.signals = new SignalWatch((ids) => deps.store.instancesWithQueuedSignals(ids), deps.log);
   }
 
   /** Runs one claimed instance; `interrupt` is aborted with "lease_lost" or "shutdown". */
@@ -89,11 +90,11 @@ export class StepRunner {
 
     await this.outcomes.takeExternal(run, store);
     if (row.hasSignals) await this.readSignals(at);
-    const poller = setInterval(() => void this.readSignals(at).catch((error: unknown) => log.warn({ err: error }, "reading signals failed")), SIGNAL_POLL_MS);
+    const unwatch = this.signals.watch(claim.id, () => void this.readSignals(at).catch((error: unknown) => log.warn({ err: error }, "reading signals failed")));
     try {
       return await this.drive(at);
     } finally {
-      clearInterval(poller);
+      unwatch();
       for (const f of at.inflight.values()) f.abort.abort("shutdown");
     }
   }

@@ -13,6 +13,7 @@ import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./
 import { pruneEventMinutes } from "./events.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
 import { RunStore } from "./run-store.ts";
+import { instancesWithQueuedSignals } from "./signals.ts";
 import { reapWorkerTasks, type ReapOptions } from "./worker-tasks.ts";
 
 /** The server refused the statement (so nothing of it was written), as opposed to a lost connection. */
@@ -30,6 +31,11 @@ export class BackendStore {
   /** The store one claimed instance runs with, bound to its tenant and lease. */
   run(claim: ClaimedInstance): RunStore {
     return new RunStore(this.backend, claim);
+  }
+
+  /** Which of the engine's running instances have a signal queued (G.2's poll, for them all at once). */
+  instancesWithQueuedSignals(ids: readonly string[]) {
+    return instancesWithQueuedSignals(this.backend.pool, ids);
   }
 
   // ---------------------------------------------------------------- claims and leases

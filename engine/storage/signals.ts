@@ -158,6 +158,20 @@ export async function pendingSignals(
   return rows.map((row) => ({ id: row.id, type: signalTypeFromText(row.signal_type), payload: row.payload ?? null, createdAt: row.created_at }));
 }
 
+/**
+ * Which of these instances (an engine's running ones, of any tenant on the backend) have a
+ * signal queued: one statement for them all, so the engine need not ask per run.
+ */
+export async function instancesWithQueuedSignals(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ instance_id: string }>({
+    name: "instances_with_queued_signals",
+    text: "SELECT DISTINCT instance_id FROM signals WHERE instance_id = ANY($1::uuid[]) AND NOT delivered",
+    values: [ids],
+  });
+  return new Set(rows.map((row) => row.instance_id));
+}
+
 // Signals still queued for instances a transaction has just ended (the engine's completion, a
 // cancel through the API): for the engine, they came after the run last took its queue (at its
 // start, then every 250 ms). Each was accepted while its instance was still live, so it is taken
