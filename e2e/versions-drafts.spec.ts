@@ -1,7 +1,7 @@
 // Versions and drafts in the editor, used as a member would: work survives a reload (from the
 // browser's copy and from the server's), leaving with unsaved edits asks first, Save publishes a
-// version and says so, two versions are compared side by side, deprecated and deleted, and a
-// sequence with an input schema runs from a form generated from it.
+// version and says so, two versions are compared side by side (as JSON and on the graph),
+// deprecated and deleted, and a sequence with an input schema runs from a form generated from it.
 import { expect, test, type Page } from "@playwright/test";
 import { createTenantKey, signIn } from "./fixtures.ts";
 
@@ -120,6 +120,16 @@ test("Save publishes v1 then v2, says so and goes disabled until the next change
   await expect(right.locator(".seq-diff-add", { hasText: '"version": 2' })).toBeVisible();
   await versions.scrollIntoViewIfNeeded();
   await shot(page, "diff-v1-v2");
+
+  // On the graph: the added block is marked on the right and absent on the left.
+  await diff.getByRole("tab", { name: "Graph" }).click();
+  const rightGraph = diff.getByRole("group", { name: "Right graph: v2" });
+  const leftGraph = diff.getByRole("group", { name: "Left graph: v1" });
+  await expect(rightGraph.locator('[data-block-id="step_2"]')).toHaveAttribute("data-change", "added");
+  await expect(rightGraph.locator('[data-block-id="step_1"]')).toHaveAttribute("data-change", "same");
+  await expect(leftGraph.locator('[data-block-id="step_1"]')).toHaveAttribute("data-change", "same");
+  await expect(leftGraph.locator('[data-block-id="step_2"]')).toHaveCount(0);
+  await shot(page, "diff-v1-v2-graph");
 
   await versions.getByRole("button", { name: "Deprecate v1" }).click();
   await expect(versions.getByRole("row", { name: /v1/ }).getByText("deprecated")).toBeVisible();
