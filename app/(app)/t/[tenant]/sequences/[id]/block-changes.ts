@@ -1,6 +1,7 @@
 // Which blocks two versions do not share, by block id: for the graph diff. A composite is
 // compared without its arms, so a change inside an arm marks the changed block, not its parents.
 import { armsOf, getAt, isBlock, sagaSteps, type JsonBlock } from "../../../../../_components/sequence-graph/arms.ts";
+import { canonicalJson } from "../editor/canonical-json.ts";
 
 export type BlockChange = "same" | "changed" | "added" | "removed";
 
@@ -28,19 +29,7 @@ function own(block: JsonBlock): string {
     if (typeof key === "string") copy[key] = null;
   }
   if (Array.isArray(copy.steps)) copy.steps = (copy.steps as unknown[]).map((step) => (typeof step === "object" && step !== null ? { ...step, action: null, compensation: null } : step));
-  return JSON.stringify(copy, Object.keys(flatKeys(copy)).sort());
-}
-
-/** Every key of a JSON value, at any depth: a replacer list that sorts them all. */
-function flatKeys(value: unknown, into: Record<string, true> = {}): Record<string, true> {
-  if (Array.isArray(value)) value.forEach((item) => flatKeys(item, into));
-  else if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      into[key] = true;
-      flatKeys(item, into);
-    }
-  }
-  return into;
+  return canonicalJson(copy);
 }
 
 /** For each side, how each of its blocks compares with the other side. */

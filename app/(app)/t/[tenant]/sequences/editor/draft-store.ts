@@ -1,5 +1,6 @@
 // The browser's copy of an editor draft (localStorage, per tenant and edited version), and the
 // comparison that says whether a sequence differs from a stored version. No React.
+import { canonicalJson } from "./canonical-json.ts";
 import type { SequenceDoc } from "./model.ts";
 
 export interface StoredDraft {
@@ -60,19 +61,9 @@ export function newerDraft(a: StoredDraft | null, b: StoredDraft | null): Stored
 /** Fields every save sets afresh, and the row's own columns: not part of what was edited. */
 const NOT_EDITED = new Set(["id", "version", "created_at", "deprecated", "status"]);
 
-/** JSON with object keys sorted, so the same value always reads the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 /** Whether `doc` says something other than `version` does, leaving aside what a save mints. */
 export function differsFrom(doc: SequenceDoc, version: SequenceDoc | null | undefined): boolean {
   if (!version) return true;
-  const edited = (d: SequenceDoc) => canonical(Object.fromEntries(Object.entries(d).filter(([k]) => !NOT_EDITED.has(k))));
+  const edited = (d: SequenceDoc) => canonicalJson(Object.fromEntries(Object.entries(d).filter(([k]) => !NOT_EDITED.has(k))));
   return edited(doc) !== edited(version);
 }
