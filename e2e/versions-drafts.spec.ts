@@ -55,6 +55,27 @@ test("a reload mid-edit restores the draft, from the browser's copy and in anoth
   await expect(page.getByText(/^Draft restored from /)).toHaveCount(0);
 });
 
+test("edits made before the server's copy has been read are kept too", async ({ page }) => {
+  await signIn(page, "member@initech.test");
+  // Hold the editor's first read of the server copy until the edits are made.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/sequenceDrafts\.get/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const name = `early-${Date.now()}`;
+  await startSequence(page, name);
+  const saved = serverDraftSaved(page);
+  release();
+  await saved;
+  await page.unroute(/sequenceDrafts\.get/);
+  await page.reload();
+  await expect(page.getByText(/^Draft restored from /)).toBeVisible();
+  await expect(page.getByLabel("Name", { exact: true })).toHaveValue(name);
+  await expect(outline(page).getByRole("button", { name: "step step_1" })).toBeVisible();
+});
+
 test("leaving with unsaved edits asks first: an in-app link (stay, then leave) and closing the tab", async ({ page }) => {
   await signIn(page, "member@initech.test");
   await startSequence(page, `guard-${Date.now()}`);

@@ -26,7 +26,9 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
   const trpc = useTRPC();
   const server = useQuery({
     ...trpc.sequenceDrafts.get.queryOptions({ tenantId, key: draftKey }),
+    // Read once per opening, never from an earlier opening's cache (the server copy may be newer now).
     staleTime: Infinity,
+    gcTime: 0,
     refetchOnWindowFocus: false,
     retry: false,
   });
@@ -35,9 +37,13 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
   const [restoredAt, setRestoredAt] = useState<string | null>(null);
   /** Set once the copies were looked at: nothing is written before, so the opened version cannot overwrite a draft. */
   const [decided, setDecided] = useState(false);
-  /** The doc last seen by the autosave: the first one (as opened or restored) is not an edit. */
-  const seen = useRef<SequenceDoc | null>(null);
+  /** The draft as restored: stored already, so its arrival in the editor is not an edit. */
+  const restored = useRef<SequenceDoc | null>(null);
+  /** Whether there are copies that a return to the opened version must drop. */
+  const kept = useRef(false);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  /** The server copy waiting for typing to pause: sent at once if the editor goes away first. */
+  const pending = useRef<{ tenantId: string; key: string; definition: never; updatedAt: string } | null>(null);
   const restore = useRef(onRestore);
   useEffect(() => {
     restore.current = onRestore;
@@ -48,36 +54,58 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
     const onServer: StoredDraft | null = server.data ? { definition: server.data.definition as SequenceDoc, updatedAt: server.data.updatedAt } : null;
     const draft = newerDraft(readLocalDraft(tenantId, draftKey), onServer);
     if (draft && differsFrom(draft.definition, initial)) {
+      restored.current = draft.definition;
+      kept.current = true;
       restore.current(draft.definition);
       setRestoredAt(draft.updatedAt);
     }
     setDecided(true);
   }, [decided, server.isPending, server.data, tenantId, draftKey, initial]);
 
+  // Edits made while the copies were still being looked at are written as soon as that is done.
   useEffect(() => {
     if (!decided) return;
-    const before = seen.current;
-    seen.current = doc;
-    if (before === null || before === doc) return;
-    if (timer.current) clearTimeout(timer.current);
-    if (!differsFrom(doc, initial)) {
-      // Back to the version as opened: there is nothing to keep.
-      removeLocalDraft(tenantId, draftKey);
-      void discardOnServer({ tenantId, key: draftKey }).catch(() => undefined);
+    if (doc === restored.current) {
+      // Once: an undo back to it later is an edit like any other.
+      restored.current = null;
       return;
     }
-    const draft = { definition: doc, updatedAt: new Date().toISOString() };
-    writeLocalDraft(tenantId, draftKey, draft);
-    timer.current = setTimeout(() => saveOnServer({ tenantId, key: draftKey, definition: draft.definition as never, updatedAt: draft.updatedAt }), SERVER_DELAY_MS);
+    if (timer.current) clearTimeout(timer.current);
+    pending.current = null;
+    if (!differsFrom(doc, initial)) {
+      // Back to the version as opened (undo, discard): there is nothing to keep.
+      if (kept.current) {
+        kept.current = false;
+        removeLocalDraft(tenantId, draftKey);
+        void discardOnServer({ tenantId, key: draftKey }).catch(() => undefined);
+      }
+      return;
+    }
+    const updatedAt = new Date().toISOString();
+    writeLocalDraft(tenantId, draftKey, { definition: doc, updatedAt });
+    kept.current = true;
+    const save = { tenantId, key: draftKey, definition: doc as never, updatedAt };
+    pending.current = save;
+    timer.current = setTimeout(() => {
+      pending.current = null;
+      saveOnServer(save);
+    }, SERVER_DELAY_MS);
   }, [decided, doc, initial, tenantId, draftKey, saveOnServer, discardOnServer]);
 
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  // Leaving (an in-app link) before the pause: the server copy goes now rather than never.
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+      if (pending.current) saveOnServer(pending.current);
+    },
+    [saveOnServer],
+  );
 
   /** Drops both copies (after a save, or when the user discards). */
   const clear = useCallback(async () => {
     if (timer.current) clearTimeout(timer.current);
+    pending.current = null;
+    kept.current = false;
     removeLocalDraft(tenantId, draftKey);
     await discardOnServer({ tenantId, key: draftKey }).catch(() => undefined);
   }, [tenantId, draftKey, discardOnServer]);
