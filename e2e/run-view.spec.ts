@@ -254,5 +254,5 @@ test("a run of hundreds of blocks shows every one in the tree and the waterfall"
   // The last branch's panel, from the waterfall's row label.
   await page.locator('.wf-row[data-block-id="n199"] .wf-label').click();
   await expect(panel(page)).toContainText("n199");
-  await expect(panel(page)).toContainText("in fan, arm 199");
+  await expect(panel(page)).toContainText("in fan, branch 200");
 });
