@@ -168,6 +168,17 @@ const CASES: Record<string, Case> = {
     gate: "tenant",
     ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId, input: { x: 1 } }) }],
   },
+  "sequences.versions": { gate: "tenant", ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }] },
+  "sequences.deprecate": { gate: "tenant", ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }] },
+  "sequences.remove": { gate: "tenant", ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }] },
+  // A draft's key is the edited sequence's id, or a new sequence's own: keys are per tenant, so
+  // any key is the caller's own (another tenant's draft under the same key is another row).
+  "sequenceDrafts.get": { gate: "tenant", input: (tenantId) => ({ tenantId, key: randomUUID() }) },
+  "sequenceDrafts.save": {
+    gate: "tenant",
+    input: (tenantId) => ({ tenantId, key: randomUUID(), definition: { name: "draft", blocks: [] }, updatedAt: new Date().toISOString() }),
+  },
+  "sequenceDrafts.discard": { gate: "tenant", input: (tenantId) => ({ tenantId, key: randomUUID() }) },
 
   "triggers.list": { gate: "tenant", input: tenantOnly },
   // Any free slug becomes one of the caller's triggers: another tenant's slug is free too (created: true).
