@@ -111,9 +111,9 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "engine/storage/events.ts", test: "engine/handlers/event-fan-out.int.test.ts", enforced: true,
   },
   {
-    id: "live_streams", resource: "live streams (each polls the database while open), per web process", boundary: "per tenant",
-    default: "256 in all, 64 per tenant; over it a new stream is 503", setting: "BULKHEAD_STREAMS(_PER_TENANT)", override: null,
-    enforcedAt: "server/live/stream-slots.ts", test: "server/rest/streams.int.test.ts", enforced: true,
+    id: "live_streams", resource: "live streams (instance and change streams, each polls the database while open), per web process", boundary: "per tenant",
+    default: "256 in all, 64 per tenant; over it a new instance stream is 503, a change stream 429", setting: "BULKHEAD_STREAMS(_PER_TENANT)", override: null,
+    enforcedAt: "server/live/stream-slots.ts", test: "server/rest/changes.int.test.ts", enforced: true,
   },
 ];
 
