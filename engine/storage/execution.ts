@@ -8,7 +8,7 @@ import { isTerminal, type InstanceState } from "../model.ts";
 import { asTenantId, uuidv7, type TenantId } from "./ids.ts";
 import { consumeLateSignals } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
-import { wakeIfWaiting, wakeIfWaitIsOver } from "./wakeups.ts";
+import { wakeForQueuedSignals, wakeIfWaiting, wakeIfWaitIsOver } from "./wakeups.ts";
 
 /**
  * The run facts context.runtime shows, kept by the engine in columns of their own: a commit
@@ -158,7 +158,8 @@ interface WrittenRow {
 
 /**
  * Once the batch has committed (see wakeups.ts): instances still parked look again at what they
- * wait for, and children that ended wake their parents.
+ * wait for, children that ended wake their parents, and signals queued too late for a run make
+ * its instance due again.
  */
 async function lookAgainAfterCommit(db: Queryable, batch: Progress[], rows: WrittenRow[]): Promise<void> {
   const waitingOn = new Map(batch.map((p) => [p.instanceId, p.waitingOn ?? []]));
@@ -166,6 +167,8 @@ async function lookAgainAfterCommit(db: Queryable, batch: Progress[], rows: Writ
   await wakeIfWaitIsOver(db, parked.map((r) => ({ tenantId: r.tenant_id, id: r.id, waitingOn: waitingOn.get(r.id)! })));
   const ended = rows.filter((r) => isTerminal(r.state) && r.parent_instance_id !== null);
   await wakeIfWaiting(db, ended.map((r) => ({ tenantId: r.tenant_id, id: r.parent_instance_id! })));
+  const leftRunning = rows.filter((r) => r.state === "waiting" || r.state === "paused" || r.state === "scheduled");
+  await wakeForQueuedSignals(db, leftRunning.map((r) => ({ tenantId: r.tenant_id, id: r.id })));
 }
 
 const byInstanceId = (a: Progress, b: Progress) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0);

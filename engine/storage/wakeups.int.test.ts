@@ -12,6 +12,7 @@ import { createChildInstance } from "./children.ts";
 import { commitProgress, insertWorkerTask } from "./execution.ts";
 import { asTenantId } from "./ids.ts";
 import { patchInstanceState } from "./instance-state.ts";
+import { enqueueSignalIfActive } from "./signals.ts";
 import { completeWorkerTask, pollWorkerTasks } from "./worker-tasks.ts";
 
 let db: TestDatabase;
@@ -156,5 +157,44 @@ describe("a child's end and its parent parking at the same moment", () => {
     expect(await park(parentId, [randomUUID()])).toBe(true);
     expect(await end(other)).toBe(true);
     expect(await stateOf(parentId)).toBe("waiting");
+  });
+});
+
+describe("a signal queued while the run ends, too late for it to read", () => {
+  const leave = (instanceId: string, state: "waiting" | "paused" | "scheduled") =>
+    commitProgress(pool, { instanceId, tenantId: TENANT, leaseEpoch: 1, state, cursor: null, ...(state === "scheduled" ? { nextFireAt: new Date(Date.now() + 3_600_000) } : {}) });
+  const signal = (instanceId: string, type: "cancel" | "resume" | { custom: string }) =>
+    enqueueSignalIfActive(pool, TENANT, instanceId, { type, payload: null });
+
+  it("makes an instance that parked waiting (on a gate, a child) due now", async () => {
+    const id = await runningInstance();
+    await signal(id, "cancel"); // running: the sender leaves it to the run
+    expect(await leave(id, "waiting")).toBe(true);
+    expect(await stateOf(id)).toBe("scheduled");
+  });
+
+  it("makes one deferred an hour due now, and a paused one due for resume or cancel only", async () => {
+    const deferred = await runningInstance();
+    await signal(deferred, { custom: "human_input:gate" });
+    expect(await leave(deferred, "scheduled")).toBe(true);
+    const { rows } = await pool.query("SELECT state, next_fire_at <= now() AS due FROM task_instances WHERE id = $1", [deferred]);
+    expect(rows[0]).toEqual({ state: "scheduled", due: true });
+
+    const resumed = await runningInstance();
+    await signal(resumed, "resume");
+    expect(await leave(resumed, "paused")).toBe(true);
+    expect(await stateOf(resumed)).toBe("scheduled");
+
+    const held = await runningInstance();
+    await signal(held, { custom: "note" });
+    expect(await leave(held, "paused")).toBe(true);
+    expect(await stateOf(held)).toBe("paused"); // it waits in the queue until the resume
+  });
+
+  it("leaves an instance parked when the run applied every signal (the commit delivered them)", async () => {
+    const id = await runningInstance();
+    const { id: signalId } = await signal(id, "cancel");
+    expect(await commitProgress(pool, { instanceId: id, tenantId: TENANT, leaseEpoch: 1, state: "waiting", cursor: null, signalsApplied: [signalId] })).toBe(true);
+    expect(await stateOf(id)).toBe("waiting");
   });
 });

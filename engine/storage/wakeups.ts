@@ -11,7 +11,7 @@
 // Whichever of the two looks last sees the other's commit: a waker's second look comes after
 // its result committed, a sleeper's after its parking did, so both looks missing each other
 // would need each to come before the other. A woken instance whose result is not there after
-// all runs, finds nothing to take and parks again.
+// all runs, finds nothing to take and parks again. Signals are a waker too (wakeForQueuedSignals).
 import type { Queryable } from "./transaction.ts";
 
 export interface InstanceKey {
@@ -36,6 +36,34 @@ UPDATE task_instances i
    SET state = 'scheduled', next_fire_at = now(), defer_reason = NULL, updated_at = now()
   FROM waking w
  WHERE i.id = w.id AND i.state = 'waiting'`;
+
+/**
+ * The same second look for signals, after an instance left `running` for waiting, paused or
+ * scheduled: a signal queued while it ran, too late for the run to read, makes it due now as the
+ * sender would have (signals.ts `wakes`: any signal for waiting and scheduled, resume and cancel
+ * for paused). A signal the run applied was marked delivered by the commit itself.
+ */
+export async function wakeForQueuedSignals(db: Queryable, instances: readonly InstanceKey[]): Promise<number> {
+  if (instances.length === 0) return 0;
+  const { rowCount } = await db.query({
+    name: "wake_for_queued_signals",
+    text: `WITH waking AS (
+             SELECT i.id FROM task_instances i
+              WHERE (i.tenant_id, i.id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))
+                AND EXISTS (SELECT 1 FROM signals s
+                             WHERE s.tenant_id = i.tenant_id AND s.instance_id = i.id AND NOT s.delivered
+                               AND (i.state IN ('waiting', 'scheduled') OR (i.state = 'paused' AND s.signal_type IN ('resume', 'cancel'))))
+              ORDER BY i.id
+              FOR UPDATE OF i
+           )
+           UPDATE task_instances i
+              SET state = 'scheduled', next_fire_at = LEAST(i.next_fire_at, now()), defer_reason = NULL, updated_at = now()
+             FROM waking w
+            WHERE i.id = w.id AND i.state IN ('waiting', 'scheduled', 'paused')`,
+    values: [instances.map((i) => i.tenantId), instances.map((i) => i.id)],
+  });
+  return rowCount ?? 0;
+}
 
 /** The waker's second look: each instance that is waiting now is due now. Returns how many. */
 export async function wakeIfWaiting(db: Queryable, instances: readonly InstanceKey[]): Promise<number> {
