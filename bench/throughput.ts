@@ -31,7 +31,7 @@ const silent = new Logger(() => () => {});
 /** One `noop` step, or three in a row. */
 const stepsOf = (steps: number) => Array.from({ length: steps }, (_, i) => ({ type: "step", id: `noop${i + 1}`, handler: "noop" }));
 
-export async function bulkhead(url: string, n: number, options: { metrics?: boolean; steps?: number } = {}): Promise<{ perSecond: number; claimMedianMs: number }> {
+async function bulkhead(url: string, n: number, options: { metrics?: boolean; steps?: number } = {}): Promise<{ perSecond: number; claimMedianMs: number }> {
   const { metrics = true, steps = 1 } = options;
   const config = loadConfig({ DATABASE_URL: url, BULKHEAD_MAX_INSTANCES_IN_FLIGHT: String(IN_FLIGHT), BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: String(IN_FLIGHT),
     BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY),
