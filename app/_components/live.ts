@@ -5,6 +5,32 @@ import { useEffect, useRef, useState } from "react";
 
 export type LiveStatus = "connecting" | "live" | "ended" | "unavailable";
 
+/** The latest `callback`, for an effect that must not restart when the callback changes. */
+function useLatest(callback: () => void): { current: () => void } {
+  const latest = useRef(callback);
+  useEffect(() => {
+    latest.current = callback;
+  }, [callback]);
+  return latest;
+}
+
+/**
+ * An EventSource's errors: closed for good (a 404, 503 or 429 answer) or failing again and again,
+ * it is given up ("unavailable": polling takes over); otherwise it reconnects by itself.
+ * `onEvent` resets the count: a stream that delivers is healthy.
+ */
+function failureCounter(source: EventSource, setStatus: (status: LiveStatus) => void): { onEvent(): void } {
+  let failures = 0;
+  source.addEventListener("error", () => {
+    failures += 1;
+    if (source.readyState === EventSource.CLOSED || failures >= 3) {
+      source.close();
+      setStatus("unavailable");
+    } else setStatus("connecting");
+  });
+  return { onEvent: () => void (failures = 0) };
+}
+
 /**
  * Follows one instance by server push (/api/live/…, Server-Sent Events): `onChange` runs on each
  * state change, each new output and any other progress of the run, so the page refetches then instead of on a timer. EventSource
@@ -13,18 +39,15 @@ export type LiveStatus = "connecting" | "live" | "ended" | "unavailable";
  */
 export function useInstanceStream(tenantId: string, instanceId: string, enabled: boolean, onChange: () => void): LiveStatus {
   const [status, setStatus] = useState<LiveStatus>("connecting");
-  const latest = useRef(onChange);
-  useEffect(() => {
-    latest.current = onChange;
-  }, [onChange]);
+  const latest = useLatest(onChange);
 
   useEffect(() => {
     if (!enabled) return;
     // 250 ms: a pause or a finished step shows within a second (G.2 applies signals within 250 ms).
     const source = new EventSource(`/api/live/t/${encodeURIComponent(tenantId)}/instances/${encodeURIComponent(instanceId)}?poll_ms=250`);
-    let failures = 0;
+    const failures = failureCounter(source, setStatus);
     const changed = () => {
-      failures = 0;
+      failures.onEvent();
       setStatus("live");
       latest.current();
     };
@@ -37,16 +60,8 @@ export function useInstanceStream(tenantId: string, instanceId: string, enabled:
       setStatus("ended");
       source.close();
     });
-    source.addEventListener("error", () => {
-      // Closed for good (a 404 or 503 answer), or failing again and again: polling takes over.
-      failures += 1;
-      if (source.readyState === EventSource.CLOSED || failures >= 3) {
-        source.close();
-        setStatus("unavailable");
-      } else setStatus("connecting");
-    });
     return () => source.close();
-  }, [tenantId, instanceId, enabled]);
+  }, [tenantId, instanceId, enabled, latest]);
 
   return enabled ? status : "ended";
 }
@@ -68,18 +83,11 @@ function subscribeToChanges(tenantId: string, subscriber: Subscriber): () => voi
       created.status = status;
       for (const s of created.subscribers) s.onStatus(status);
     };
-    let failures = 0;
+    const failures = failureCounter(source, setStatus);
     source.addEventListener("open", () => setStatus("live"));
     source.addEventListener("changed", () => {
-      failures = 0;
+      failures.onEvent();
       for (const s of created.subscribers) s.onChange();
-    });
-    source.addEventListener("error", () => {
-      failures += 1;
-      if (source.readyState === EventSource.CLOSED || failures >= 3) {
-        source.close();
-        setStatus("unavailable");
-      } else setStatus("connecting");
     });
     feeds.set(tenantId, (feed = created));
   }
@@ -105,10 +113,7 @@ const CHANGE_THROTTLE_MS = 500;
  */
 export function useTenantChanges(tenantId: string, onChange: () => void): LiveStatus {
   const [status, setStatus] = useState<LiveStatus>("connecting");
-  const latest = useRef(onChange);
-  useEffect(() => {
-    latest.current = onChange;
-  }, [onChange]);
+  const latest = useLatest(onChange);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -131,7 +136,7 @@ export function useTenantChanges(tenantId: string, onChange: () => void): LiveSt
       clearTimeout(timer);
       unsubscribe();
     };
-  }, [tenantId]);
+  }, [tenantId, latest]);
   return status;
 }
 
