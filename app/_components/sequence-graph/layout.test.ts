@@ -227,13 +227,45 @@ describe("where a block added on an edge goes (editable layouts)", () => {
       "recover -> join:guard: blocks.2.catch_block@1",
       "right -> join:fan: blocks.1.branches.1@1",
       "start -> fan: blocks@1",
+      "start:blocks -> start: blocks@0",
     ]);
+  });
+
+  it("before the first block of every list: the tree (from its start), each arm, each body", () => {
+    const tree = [
+      parallel("fan", [step("left")], [tryCatch("guard", [step("attempt")], [step("recover")], [step("tidy")])]),
+      { type: "router", id: "pick", routes: [{ condition: "x", blocks: [step("r1")] }], default: [step("d1")] },
+      { type: "cancellation_scope", id: "scope", blocks: [step("s1")] },
+      { type: "a_b_split", id: "ab", variants: [{ name: "a", weight: 1, blocks: [step("va")] }, { name: "b", weight: 1, blocks: [step("vb")] }] },
+      { type: "loop", id: "again", condition: "true", body: [step("l1")] },
+    ];
+    const layout = layoutBlocks(tree, { editable: true });
+    const heads = new Set(layout.edges.filter((e) => e.insert?.index === 0).map((e) => e.insert!.list.join(".")));
+    expect([...heads].sort()).toEqual([
+      "blocks",
+      "blocks.0.branches.0",
+      "blocks.0.branches.1",
+      "blocks.0.branches.1.0.catch_block",
+      "blocks.0.branches.1.0.finally_block",
+      "blocks.0.branches.1.0.try_block",
+      "blocks.1.default",
+      "blocks.1.routes.0.blocks",
+      "blocks.2.blocks",
+      "blocks.3.variants.0.blocks",
+      "blocks.3.variants.1.blocks",
+      "blocks.4.body",
+    ]);
+    // The start sits above the first block, on its spine.
+    const start = layout.nodes.find((n) => n.kind === "start")!;
+    expect(blockNode(layout, "fan").y).toBeGreaterThan(bottom(start));
+    expect(centerX(start)).toBe(centerX(blockNode(layout, "fan")));
+    expectNoOverlap(layout);
   });
 
   it("at both ends of a loop's body", () => {
     const loop = { type: "for_each", id: "each", collection: "{{ context.data.xs }}", body: [step("inner")] };
     expect(inserts(layoutBlocks([loop], { editable: true }))).toEqual([
-      "each -> inner: blocks.0.body@0", "inner -> join:each: blocks.0.body@1",
+      "each -> inner: blocks.0.body@0", "inner -> join:each: blocks.0.body@1", "start:blocks -> each: blocks@0",
     ]);
   });
 

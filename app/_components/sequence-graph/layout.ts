@@ -62,6 +62,8 @@ export type LayoutNode = Rect &
     | { kind: "slot"; list: Path; label: string }
     /** The place right after a composite (editable layouts only). */
     | { kind: "after"; path: Path; block: JsonBlock }
+    /** Where a tree begins (editable layouts only): its edge to the first block is the place before it. */
+    | { kind: "start"; list: Path; label: string }
   );
 
 export type EdgeKind = "next" | "arm" | "merge" | "loop" | "compensation";
@@ -338,6 +340,10 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
     return framed(block, path, inner, false);
   };
 
-  const box = list(blocks, at, "blocks");
+  const label = String(at[at.length - 1] ?? "blocks");
+  const tree = list(blocks, at, label);
+  const started = editable && tree.nodes.some((node) => node.kind !== "slot");
+  const start = (): LayoutNode => ({ kind: "start", id: `start:${pathKey(at)}`, list: at, label, x: 0, y: 0, width: JOIN_WIDTH, height: JOIN_HEIGHT });
+  const box = started ? stack([single(start()), tree], [], [undefined, { list: at, index: 0 }]) : tree;
   return { nodes: box.nodes, edges: box.edges, width: box.width, height: box.height };
 }

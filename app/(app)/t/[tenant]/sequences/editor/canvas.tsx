@@ -7,19 +7,20 @@ import { isCall, summaryOf } from "../../../../../_components/sequence-graph/arm
 import { Handles, sharedNodeTypes, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
 import type { Insert } from "../../../../../_components/sequence-graph/layout.ts";
 import { dropTarget, editorEdgeTypes, InsertContext, type InsertEdge } from "./insert-edge";
-import { buildFlow, listedPath, type AfterNodeData, type BlockNodeData, type FlowNode, type Selection, type SlotNodeData } from "./flow.ts";
-import type { Path, SequenceDoc } from "./model.ts";
+import { buildFlow, type AfterNodeData, type BlockNodeData, type FlowNode, type Selection, type SlotNodeData, type StartNodeData } from "./flow.ts";
+import { placeAfter, type Path, type SequenceDoc, type Tree } from "./model.ts";
 
 const FIT = { maxZoom: 1, padding: 0.1 } as const;
 
 function BlockNode({ data }: NodeProps<Node<BlockNodeData, "block">>) {
   const { block, problems } = data;
+  const { onDropType } = useContext(InsertContext);
   const detail = summaryOf(block);
   const className = ["seq-node", data.composite ? "seq-node-composite" : "", problems.length ? "seq-node-invalid" : "", data.selected ? "seq-node-selected" : ""]
     .filter(Boolean)
     .join(" ");
   return (
-    <div className={className} data-block-id={block.id}>
+    <div className={className} data-block-id={block.id} {...dropTarget((type) => onDropType(type, placeAfter(data.path)))}>
       <Handles />
       <div className="seq-node-head">
         <span className="seq-node-type">{block.type}</span> <strong>{block.id || "(no id)"}</strong>
@@ -64,14 +65,25 @@ function AfterNode({ data }: NodeProps<Node<AfterNodeData, "after">>) {
   );
 }
 
-const nodeTypes = { block: BlockNode, slot: SlotNode, after: AfterNode, ...sharedNodeTypes };
+function StartNode({ data }: NodeProps<Node<StartNodeData, "start">>) {
+  return (
+    <div className="seq-start" data-start={data.label}>
+      <Handles />
+      start
+    </div>
+  );
+}
+
+const nodeTypes = { block: BlockNode, slot: SlotNode, after: AfterNode, start: StartNode, ...sharedNodeTypes };
 
 export interface CanvasProps {
   doc: SequenceDoc;
+  /** The tree drawn: the main one or a cleanup tree. */
+  tree: Tree;
   problems: ReadonlyMap<string, string[]>;
   selection: Selection;
   onSelect(selection: Selection): void;
-  /** A block dropped on another block or after a composite (goes after it) or on an empty list (goes into it). */
+  /** A block dropped on another block or after a composite (goes after it), on a "+" or an empty list (goes there). */
   onDrop(from: Path, target: Selection): void;
   /** A block type dragged from the palette and dropped where a block can go. */
   onDropType(type: string, insert: Insert): void;
@@ -81,7 +93,7 @@ export interface CanvasProps {
 function selectionOf(node: FlowNode): Selection {
   switch (node.data.kind) {
     case "block":
-      return { kind: "block", path: listedPath(node.data.path) };
+      return { kind: "block", path: node.data.path };
     case "slot":
       return { kind: "slot", list: node.data.list };
     case "after":
@@ -91,14 +103,14 @@ function selectionOf(node: FlowNode): Selection {
   }
 }
 
-function FlowCanvas({ doc, problems, selection, onSelect, onDrop, onDropType }: CanvasProps) {
+function FlowCanvas({ doc, tree, problems, selection, onSelect, onDrop, onDropType }: CanvasProps) {
   const flow = useReactFlow<FlowNode, RouteEdge | InsertEdge>();
-  const { nodes, edges } = useMemo(() => buildFlow(doc, problems, selection), [doc, problems, selection]);
+  const { nodes, edges } = useMemo(() => buildFlow(doc, problems, selection, tree), [doc, problems, selection, tree]);
   // Keep the whole tree in view as blocks come and go, never zoomed in past 100 %.
   const count = nodes.length;
   useEffect(() => {
     void flow.fitView(FIT);
-  }, [flow, count]);
+  }, [flow, count, tree]);
   // The dragged node's position while it moves; everything else is where the layout puts it.
   const [drag, setDrag] = useState<{ id: string; position: { x: number; y: number } } | null>(null);
   const shown = drag ? nodes.map((node) => (node.id === drag.id ? { ...node, position: drag.position } : node)) : nodes;

@@ -22,10 +22,11 @@ import { useDraft } from "./use-draft.ts";
 import { useUnsavedGuard } from "./unsaved-guard.ts";
 import { templateHints } from "./template-hints.ts";
 import {
-  addBlock, addBranch, allBlocks, BLOCK_TYPES, blockPathOf, commit, getAt, indentBlock, isBlock, moveBlock, moveBlockTo, outdentBlock,
-  pathKey, redo, removeBlock, removeBranch, samePath, slotsOf, splitBlockPath, startHistory, undo, updateBlock, updateSequence,
-  type History, type JsonBlock, type Path, type SequenceDoc,
+  addBlock, addBranch, allBlocks, BLOCK_TYPES, blockPathOf, commit, getAt, indentBlock, isBlock, isSagaPart, moveAfter, moveBlock, moveBlockTo,
+  outdentBlock, pathKey, redo, removeBlock, removeBranch, samePath, slotsOf, startHistory, TREES, undo, updateBlock, updateSequence,
+  type History, type JsonBlock, type Path, type SequenceDoc, type Tree,
 } from "./model.ts";
+import { SequenceSettings } from "./sequence-settings";
 
 export interface EditorProps {
   tenantId: string;
@@ -50,6 +51,8 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
   /** Bumped by changes not made in the inspector, so its drafts start over. */
   const [revision, setRevision] = useState(0);
   const [tab, setTab] = useState<"canvas" | "json">("canvas");
+  /** The tree on the canvas and in the outline: the main one or a cleanup tree. */
+  const [tree, setTree] = useState<Tree>("blocks");
   const [jsonDraft, setJsonDraft] = useState<string | null>(null);
   const [jsonError, setJsonError] = useState<string | null>(null);
   const doc = history.present;
@@ -133,7 +136,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
           ? { into: selection.list }
           : selection?.kind === "insert"
             ? { into: selection.list, index: selection.index }
-            : { into: ["blocks"] };
+            : { into: [tree] };
     const added = addBlock(doc, type, where);
     change(added.doc, { kind: "block", path: added.path });
   };
@@ -151,10 +154,8 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
     if (!target) return;
     if (target.kind === "slot") return moveResult(moveBlockTo(doc, from, target.list, 0));
     if (target.kind === "insert") return moveResult(moveBlockTo(doc, from, target.list, target.index));
-    if (samePath(target.path, from)) return;
     // On a block or on the slot after a composite: it goes right after that block.
-    const { list, index } = splitBlockPath(target.path);
-    moveResult(moveBlockTo(doc, from, list, index + 1));
+    if (!samePath(target.path, from)) moveResult(moveAfter(doc, from, target.path));
   };
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -204,7 +205,11 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
 
   // ---------------------------------------------------------------- rendering
 
-  const outline = allBlocks(doc);
+  const outline = allBlocks(doc, tree);
+  const showTree = (next: Tree) => {
+    setTree(next);
+    setSelection(null);
+  };
   const afterBlock = selection?.kind === "after" ? getAt(doc, selection.path) : undefined;
   const whereLabel = selectedPath
     ? `after ${String((selectedBlock as JsonBlock).id)}`
@@ -214,7 +219,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
       ? "into the selected empty list"
       : selection?.kind === "insert"
         ? whereOf(doc, selection)
-        : "at the end";
+        : tree === "blocks" ? "at the end" : `at the end of ${tree}`;
 
   return (
     <div className="seq-editor" ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
@@ -296,6 +301,24 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
             JSON
           </button>
         </div>
+        {tab === "canvas" && (
+          <div role="tablist" aria-label="Trees" className="seq-tabs">
+            {TREES.map((name) => (
+              <button
+                key={name}
+                type="button"
+                role="tab"
+                aria-selected={tree === name}
+                className="btn btn-small"
+                title={name === "blocks" ? "The blocks that run" : `The cleanup tree run on ${name === "on_failure" ? "failure" : "cancel"}`}
+                onClick={() => showTree(name)}
+              >
+                {name === "blocks" ? "Main" : name}
+                {name !== "blocks" && !Array.isArray(doc[name]) ? " (none)" : ""}
+              </button>
+            ))}
+          </div>
+        )}
         <button type="button" className="btn btn-small" disabled={history.past.length === 0} onClick={() => travel(undo)} aria-keyshortcuts="Control+Z">
           Undo
         </button>
@@ -387,25 +410,29 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
             </ul>
           </section>
 
-          <Canvas doc={doc} problems={pinned} selection={selection} onSelect={setSelection} onDrop={onDrop} onDropType={addAt} />
+          <Canvas doc={doc} tree={tree} problems={pinned} selection={selection} onSelect={setSelection} onDrop={onDrop} onDropType={addAt} />
 
           <section className="seq-inspector" aria-label="Inspector">
             <h2 className="seq-panel-title">Inspector</h2>
             {selectedPath && isBlock(selectedBlock) ? (
               <>
                 <div className="seq-actions">
-                  <button type="button" className="btn btn-small" onClick={() => moveResult(moveBlock(doc, selectedPath, -1))} aria-keyshortcuts="Alt+ArrowUp">
-                    Move up
-                  </button>
-                  <button type="button" className="btn btn-small" onClick={() => moveResult(moveBlock(doc, selectedPath, 1))} aria-keyshortcuts="Alt+ArrowDown">
-                    Move down
-                  </button>
-                  <button type="button" className="btn btn-small" onClick={() => moveResult(indentBlock(doc, selectedPath))} aria-keyshortcuts="Alt+ArrowRight">
-                    Nest into block above
-                  </button>
-                  <button type="button" className="btn btn-small" onClick={() => moveResult(outdentBlock(doc, selectedPath))} aria-keyshortcuts="Alt+ArrowLeft">
-                    Move out
-                  </button>
+                  {!isSagaPart(selectedPath) && (
+                    <>
+                      <button type="button" className="btn btn-small" onClick={() => moveResult(moveBlock(doc, selectedPath, -1))} aria-keyshortcuts="Alt+ArrowUp">
+                        Move up
+                      </button>
+                      <button type="button" className="btn btn-small" onClick={() => moveResult(moveBlock(doc, selectedPath, 1))} aria-keyshortcuts="Alt+ArrowDown">
+                        Move down
+                      </button>
+                      <button type="button" className="btn btn-small" onClick={() => moveResult(indentBlock(doc, selectedPath))} aria-keyshortcuts="Alt+ArrowRight">
+                        Nest into block above
+                      </button>
+                      <button type="button" className="btn btn-small" onClick={() => moveResult(outdentBlock(doc, selectedPath))} aria-keyshortcuts="Alt+ArrowLeft">
+                        Move out
+                      </button>
+                    </>
+                  )}
                   <button type="button" className="btn btn-small btn-danger" onClick={() => remove(selectedPath)} aria-keyshortcuts="Delete">
                     Delete block
                   </button>
@@ -419,10 +446,17 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
                   onChange={(fields) => change(updateBlock(doc, selectedPath, fields), undefined, false)}
                   onAddBranch={() => change(addBranch(doc, selectedPath))}
                   onRemoveBranch={(index) => change(removeBranch(doc, selectedPath, index))}
+                  onEdit={(edit) => change(edit(doc, selectedPath))}
                 />
               </>
             ) : (
-              <p className="muted">Select a block on the canvas or in the outline to edit it.</p>
+              <SequenceSettings
+                key={revision}
+                doc={doc}
+                handlers={[...(handlers.data?.builtins ?? []), ...(handlers.data?.seen ?? [])]}
+                onChange={(fields) => change(updateSequence(doc, fields), undefined, false)}
+                onShowTree={showTree}
+              />
             )}
           </section>
         </div>

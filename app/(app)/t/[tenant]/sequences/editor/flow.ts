@@ -7,7 +7,9 @@ import type { Insert } from "../../../../../_components/sequence-graph/layout.ts
 import type { InsertEdge } from "./insert-edge";
 import { flowEdges, geometry, sharedNode, type FrameNodeData, type JoinNodeData, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
 import { layoutBlocks, NODE_HEIGHT } from "../../../../../_components/sequence-graph/layout.ts";
-import { getAt, isBlock, pathKey, type JsonBlock, type Path, type SequenceDoc } from "./model.ts";
+import { getAt, isBlock, isSagaPart, pathKey, type JsonBlock, type Path, type SequenceDoc, type Tree } from "./model.ts";
+
+export { isSagaPart, listedPath } from "./model.ts";
 
 /** A block showing a validation message gets the room for two lines of it. */
 const PROBLEM_HEIGHT = 96;
@@ -15,10 +17,12 @@ const PROBLEM_HEIGHT = 96;
 export type BlockNodeData = { kind: "block"; block: JsonBlock; path: Path; composite: boolean; problems: string[]; selected: boolean };
 export type SlotNodeData = { kind: "slot"; list: Path; label: string; selected: boolean };
 export type AfterNodeData = { kind: "after"; path: Path; blockId: string; selected: boolean };
+export type StartNodeData = { kind: "start"; label: string };
 export type FlowNode =
   | Node<BlockNodeData, "block">
   | Node<SlotNodeData, "slot">
   | Node<AfterNodeData, "after">
+  | Node<StartNodeData, "start">
   | Node<JoinNodeData, "join">
   | Node<FrameNodeData, "frame">;
 
@@ -29,13 +33,6 @@ export type Selection =
   | { kind: "after"; path: Path }
   | ({ kind: "insert" } & Insert)
   | null;
-
-/**
- * A saga's action or compensation is a single block, not an item of a list: it cannot be moved,
- * deleted or added after, so selecting it selects its saga (edited as JSON).
- */
-export const isSagaPart = (path: Path) => path[path.length - 1] === "action" || path[path.length - 1] === "compensation";
-export const listedPath = (path: Path): Path => (isSagaPart(path) ? path.slice(0, -3) : path);
 
 export function selectionKey(selection: Selection): string | null {
   if (!selection) return null;
@@ -58,11 +55,15 @@ export function whereOf(doc: SequenceDoc, insert: Insert): string {
   return arm && owner ? `into ${arm} of ${owner.id}` : "here";
 }
 
-export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string[]>, selection: Selection): { nodes: FlowNode[]; edges: (RouteEdge | InsertEdge)[] } {
-  const layout = layoutBlocks(doc.blocks, {
-    editable: true,
-    heightOf: (_, path) => (problems.get(pathKey(path))?.length ? PROBLEM_HEIGHT : NODE_HEIGHT),
-  });
+/** The nodes and edges of one tree of `doc` (the main one unless a cleanup tree is asked for). */
+export function buildFlow(
+  doc: SequenceDoc,
+  problems: ReadonlyMap<string, string[]>,
+  selection: Selection,
+  tree: Tree = "blocks",
+): { nodes: FlowNode[]; edges: (RouteEdge | InsertEdge)[] } {
+  const options = { editable: true, heightOf: (_: JsonBlock, path: Path) => (problems.get(pathKey(path))?.length ? PROBLEM_HEIGHT : NODE_HEIGHT) };
+  const layout = layoutBlocks(doc[tree], options, [tree]);
   const selected = selectionKey(selection);
   const nodes = layout.nodes.map((node): FlowNode => {
     switch (node.kind) {
@@ -74,6 +75,8 @@ export function buildFlow(doc: SequenceDoc, problems: ReadonlyMap<string, string
         return { id: node.id, type: "slot", ...geometry(node), draggable: false, data: { kind: "slot", list: node.list, label: node.label, selected: selected === node.id } };
       case "after":
         return { id: node.id, type: "after", ...geometry(node), draggable: false, data: { kind: "after", path: node.path, blockId: node.block.id, selected: selected === node.id } };
+      case "start":
+        return { id: node.id, type: "start", ...geometry(node), draggable: false, selectable: false, data: { kind: "start", label: node.label } };
       default:
         return sharedNode(node);
     }

@@ -130,6 +130,12 @@ export function blockSpec(type: string): FieldSpec | null {
   return cached(`block:${type}`, () => (BLOCK_SCHEMAS[type] ? specOfZod(BLOCK_SCHEMAS[type]) : null));
 }
 
+/** A field of the sequence itself (wire-format A.1: `sla`, `interceptors`...), from the engine's Sequence schema. */
+export function sequenceField(name: string): FieldEntry | null {
+  const spec = cached("sequence", () => specOfZod(Blocks.Sequence));
+  return (spec?.kind === "object" && spec.fields.find((field) => field.name === name)) || null;
+}
+
 /** The params form of a built-in handler; null for a worker's handler (free JSON). */
 export function paramsSpec(handler: string): FieldSpec | null {
   return cached(`handler:${handler}`, () => {

@@ -7,6 +7,8 @@ import { useId } from "react";
 import { blockSpec } from "./form-spec.ts";
 import { getAt, type JsonBlock } from "./model.ts";
 import { JsonField } from "./json-field";
+import { SagaSteps, type DocEdit } from "./saga-steps";
+import { SchemaBuilder } from "./schema-builder-field";
 import { ParamsFields } from "./params-fields";
 import { ObjectFields, type FormContext } from "./schema-fields";
 import { TemplateInput } from "./template-input";
@@ -23,6 +25,8 @@ export interface InspectorProps {
   onChange(fields: Fields): void;
   onAddBranch(): void;
   onRemoveBranch(index: number): void;
+  /** A change that needs the whole document (saga steps take ids unique in it). */
+  onEdit(edit: DocEdit): void;
 }
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
@@ -68,7 +72,7 @@ function RouteCondition({ index, value, hints, onChange }: { index: number; valu
   );
 }
 
-function BranchList({ block, hints, onChange, onAddBranch, onRemoveBranch }: Omit<InspectorProps, "problems" | "handlers">) {
+function BranchList({ block, hints, onChange, onAddBranch, onRemoveBranch }: Omit<InspectorProps, "problems" | "handlers" | "onEdit">) {
   if (block.type === "parallel" || block.type === "race") {
     const branches = Array.isArray(block.branches) ? block.branches : [];
     return (
@@ -141,7 +145,8 @@ function BranchList({ block, hints, onChange, onAddBranch, onRemoveBranch }: Omi
 
 /** Fields drawn above (the block id), by BranchList or by the step's head rather than by the schema form. */
 const DRAWN_ELSEWHERE: Record<string, ReadonlySet<string>> = {
-  step: new Set(["id", "handler", "params"]),
+  step: new Set(["id", "handler", "params", "output_schema"]),
+  saga: new Set(["id", "steps"]),
   router: new Set(["id", "routes", "default"]),
   a_b_split: new Set(["id", "variants"]),
   ab_split: new Set(["id", "variants"]),
@@ -157,6 +162,15 @@ function TypeFields(props: Omit<InspectorProps, "problems"> & { context: FormCon
       {spec?.kind === "object" && (
         <ObjectFields fields={spec.fields} value={block} onField={(name, value) => onChange({ [name]: value })} context={context} skip={DRAWN_ELSEWHERE[block.type] ?? NOTHING} />
       )}
+      {block.type === "step" && (
+        <SchemaBuilder
+          name="output_schema"
+          hint="The handler's output is checked against it; an output that does not match fails the step for good."
+          value={block.output_schema}
+          onChange={(output_schema) => onChange({ output_schema })}
+        />
+      )}
+      {block.type === "saga" && <SagaSteps block={block} onEdit={props.onEdit} />}
       {block.type === "try_catch" && (
         <CheckField label="Has a finally block" checked={Array.isArray(block.finally_block)} onChange={(on) => onChange({ finally_block: on ? [] : null })} />
       )}

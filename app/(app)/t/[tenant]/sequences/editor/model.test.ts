@@ -3,6 +3,7 @@ import { checkSequence } from "../../../../../../engine/sequence/validate.ts";
 import {
   addBlock, addBranch, allBlocks, blockPathOf, commit, getAt, indentBlock, insertBlock, moveBlock, moveBlockTo, newBlock, BLOCK_TYPES,
   outdentBlock, redo, removeBlock, removeBranch, startHistory, undo, uniqueId, updateBlock, type SequenceDoc,
+  addSagaStep, moveAfter, placeAfter, removeSagaStep, setSagaPart, setSagaStepId, type Path,
 } from "./model.ts";
 
 const base = (blocks: SequenceDoc["blocks"] = []): SequenceDoc => ({
@@ -171,6 +172,7 @@ describe("the flow graph", () => {
     const problems = new Map([[JSON.stringify(["blocks", 1]), ["block `z`: handler name must not be empty"]]]);
     const { nodes, edges } = buildFlow(doc, problems, { kind: "block", path: ["blocks", 0] });
     expect(nodes.map((n) => n.id)).toEqual([
+      'start:["blocks"]',
       '["blocks",0]',
       '["blocks",0,"branches",0,0]',
       'slot:["blocks",0,"branches",1]',
@@ -185,6 +187,8 @@ describe("the flow graph", () => {
       ['slot:["blocks",0,"branches",1]', 'join:["blocks",0]', null],
       ['join:["blocks",0]', 'after:["blocks",0]', null],
       ['after:["blocks",0]', '["blocks",1]', null],
+      // The "+" before the first block.
+      ['start:["blocks"]', '["blocks",0]', null],
     ]);
     const byId = new Map(nodes.map((n) => [n.id, n]));
     expect(byId.get('["blocks",0]')!.data).toMatchObject({ selected: true });
@@ -194,11 +198,97 @@ describe("the flow graph", () => {
     expect(byId.get('["blocks",1]')!.position.y).toBeGreaterThan(byId.get('after:["blocks",0]')!.position.y);
   });
 
-  it("selects the saga when one of its actions is picked, and draws no absent finally", async () => {
+  it("lists a saga's action under its saga, and draws no absent finally", async () => {
     const { buildFlow, listedPath } = await import("./flow.ts");
     expect(listedPath(["blocks", 0, "steps", 1, "action"])).toEqual(["blocks", 0]);
+    expect(listedPath(["blocks", 2, "steps", 0, "compensation", "steps", 1, "action"])).toEqual(["blocks", 2]);
     expect(listedPath(["blocks", 0, "branches", 1, 0])).toEqual(["blocks", 0, "branches", 1, 0]);
     const { nodes } = buildFlow(base([{ ...newBlock("try_catch", "t"), try_block: [step("a")] }]), new Map(), null);
     expect(nodes.filter((n) => n.type === "slot").map((n) => n.data.kind === "slot" && n.data.label)).toEqual(["catch"]);
+  });
+
+  it("draws a cleanup tree on its own, from its own start", async () => {
+    const { buildFlow } = await import("./flow.ts");
+    const doc = { ...base([step("main")]), on_failure: [step("undo")] };
+    const { nodes, edges } = buildFlow(doc, new Map(), null, "on_failure");
+    expect(nodes.map((n) => n.id)).toEqual(['start:["on_failure"]', '["on_failure",0]']);
+    expect(edges.map((e) => (e.type === "insert" ? e.data?.insert : null))).toEqual([{ list: ["on_failure"], index: 0 }]);
+    expect(buildFlow({ ...doc, on_failure: undefined }, new Map(), null, "on_failure").nodes.map((n) => n.id)).toEqual(['slot:["on_failure"]']);
+  });
+});
+
+describe("dropping on a block", () => {
+  const tree = () => base([step("a"), { ...newBlock("parallel", "p"), branches: [[step("b")], [step("c")]] }, step("z")]);
+
+  it("a palette block dropped on a block goes right after it, in that block's list", () => {
+    const at = placeAfter(["blocks", 1, "branches", 0, 0]);
+    expect(at).toEqual({ list: ["blocks", 1, "branches", 0], index: 1 });
+    const { doc } = addBlock(tree(), "step", { into: at.list, index: at.index });
+    expect(ids(doc)).toEqual(["a", "p", "b", "step_1", "c", "z"]);
+    // On a composite: after the whole composite, not into it.
+    expect(placeAfter(["blocks", 1])).toEqual({ list: ["blocks"], index: 2 });
+    // On a saga's action or compensation: after the saga.
+    expect(placeAfter(["blocks", 3, "steps", 0, "compensation"])).toEqual({ list: ["blocks"], index: 4 });
+  });
+
+  it("a block dragged onto another moves to right after it, across lists", () => {
+    expect(ids(moveAfter(tree(), ["blocks", 0], ["blocks", 1, "branches", 1, 0]).doc)).toEqual(["p", "b", "c", "a", "z"]);
+    const up = moveAfter(tree(), ["blocks", 2], ["blocks", 0]);
+    expect(ids(up.doc)).toEqual(["a", "z", "p", "b", "c"]);
+    expect(up.path).toEqual(["blocks", 1]);
+    // Out of a branch, after the block that follows the parallel (indexes counted before the move).
+    const out = moveAfter(tree(), ["blocks", 1, "branches", 0, 0], ["blocks", 2]);
+    expect(ids(out.doc)).toEqual(["a", "p", "c", "z", "b"]);
+    expect(getAt(out.doc, ["blocks", 1, "branches", 0])).toEqual([]);
+  });
+
+  it("refuses what moveBlockTo refuses: onto itself, into its own descendants, a saga part", () => {
+    const doc = tree();
+    expect(moveAfter(doc, ["blocks", 0], ["blocks", 0]).doc).toBe(doc);
+    expect(moveAfter(doc, ["blocks", 1], ["blocks", 1, "branches", 0, 0]).doc).toBe(doc);
+    const saga = base([{ type: "saga", id: "s", steps: [{ id: "one", action: step("x") }] }, step("y")]);
+    expect(moveAfter(saga, ["blocks", 0, "steps", 0, "action"], ["blocks", 1]).doc).toBe(saga);
+  });
+});
+
+describe("saga steps", () => {
+  it("adds steps with unique ids, gives and takes compensations, retypes and removes", () => {
+    let doc = base([newBlock("saga", "s")]);
+    doc = addSagaStep(doc, ["blocks", 0]);
+    doc = addSagaStep(doc, ["blocks", 0]);
+    expect(getAt(doc, ["blocks", 0, "steps"])).toEqual([
+      { id: "saga_step_1", action: { type: "step", id: "step_1", handler: "", params: null } },
+      { id: "saga_step_2", action: { type: "step", id: "step_2", handler: "", params: null } },
+    ]);
+    doc = setSagaPart(doc, ["blocks", 0], 0, "compensation", "step");
+    expect(getAt(doc, ["blocks", 0, "steps", 0, "compensation", "id"])).toBe("step_3");
+    doc = setSagaPart(doc, ["blocks", 0], 1, "action", "sub_sequence");
+    expect(getAt(doc, ["blocks", 0, "steps", 1, "action"])).toEqual({ type: "sub_sequence", id: "step_2", sequence_name: "", input: null });
+    doc = setSagaStepId(doc, ["blocks", 0], 0, "charge");
+    expect(ids(doc)).toEqual(["s", "step_1", "step_3", "step_2"]);
+    // Deleting a compensation removes it alone; deleting an action removes its saga step.
+    const noUndo = removeBlock(doc, ["blocks", 0, "steps", 0, "compensation"]);
+    expect(getAt(noUndo, ["blocks", 0, "steps", 0])).toEqual({ id: "charge", action: getAt(doc, ["blocks", 0, "steps", 0, "action"]) });
+    expect(getAt(removeBlock(doc, ["blocks", 0, "steps", 0, "action"]), ["blocks", 0, "steps", 0, "id"])).toBe("saga_step_2");
+    expect(setSagaPart(doc, ["blocks", 0], 0, "compensation", null)).toEqual(noUndo);
+    expect(getAt(removeSagaStep(doc, ["blocks", 0], 1), ["blocks", 0, "steps"])).toHaveLength(1);
+  });
+
+  it("moves nothing that is a saga part", () => {
+    const doc = base([{ type: "saga", id: "s", steps: [{ id: "one", action: step("x") }] }]);
+    for (const op of [(d: SequenceDoc, p: Path) => moveBlock(d, p, 1), indentBlock, outdentBlock]) {
+      expect(op(doc, ["blocks", 0, "steps", 0, "action"]).doc).toBe(doc);
+    }
+  });
+});
+
+describe("cleanup trees", () => {
+  it("are added to, listed and counted apart from the main tree", () => {
+    let { doc } = addBlock(base([step("step_1")]), "step", { into: ["on_failure"] });
+    expect(getAt(doc, ["on_failure"])).toEqual([{ type: "step", id: "step_2", handler: "", params: null }]);
+    ({ doc } = addBlock(doc, "step", { into: ["on_cancel"], index: 0 }));
+    expect(allBlocks(doc, "on_failure").map(({ path }) => path)).toEqual([["on_failure", 0]]);
+    expect(allBlocks(doc, "on_cancel").map(({ block }) => block.id)).toEqual(["step_3"]);
+    expect(ids(doc)).toEqual(["step_1"]);
   });
 });

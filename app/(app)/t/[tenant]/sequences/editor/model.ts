@@ -4,7 +4,7 @@
 // No React, no Node: unit-tested on its own (model.test.ts).
 import type { BlockType } from "../../../../../../engine/sequence/schema.ts";
 import type { Path } from "../../../../../../engine/sequence/walk.ts";
-import { armsOf, getAt, isBlock, isRecord, pathKey, type Arm, type JsonBlock } from "../../../../../_components/sequence-graph/arms.ts";
+import { armsOf, getAt, isBlock, isRecord, pathKey, sagaSteps, type Arm, type JsonBlock } from "../../../../../_components/sequence-graph/arms.ts";
 
 export type { Path, JsonBlock };
 export { getAt, isBlock, pathKey };
@@ -62,23 +62,31 @@ export function slotBlocks(block: JsonBlock, slot: Path): JsonBlock[] {
 
 // ------------------------------------------------------------------ visiting
 
-/** Every block of the main tree with its path, parents first. */
-export function allBlocks(doc: SequenceDoc): { block: JsonBlock; path: Path }[] {
+/** The block trees of a sequence: the main one and the cleanup trees (each its own id space, A.2). */
+export const TREES = ["blocks", "on_failure", "on_cancel"] as const;
+export type Tree = (typeof TREES)[number];
+
+/** Every block of one tree (the main one by default) with its path, parents first; saga actions and compensations included. */
+export function allBlocks(doc: SequenceDoc, tree: Tree = "blocks"): { block: JsonBlock; path: Path }[] {
   const found: { block: JsonBlock; path: Path }[] = [];
+  const visitBlock = (block: JsonBlock, path: Path) => {
+    found.push({ block, path });
+    for (const slot of slotsOf(block)) visit(getAt(block, slot.path), [...path, ...slot.path]);
+    for (const step of sagaSteps(block)) {
+      for (const part of [step.action, step.compensation]) if (part) visitBlock(part.block, [...path, ...part.path]);
+    }
+  };
   const visit = (list: unknown, at: Path) => {
     if (!Array.isArray(list)) return;
     list.forEach((block, index) => {
-      if (!isBlock(block)) return;
-      const path = [...at, index];
-      found.push({ block, path });
-      for (const slot of slotsOf(block)) visit(getAt(block, slot.path), [...path, ...slot.path]);
+      if (isBlock(block)) visitBlock(block, [...at, index]);
     });
   };
-  visit(doc.blocks, ["blocks"]);
+  visit(doc[tree], [tree]);
   return found;
 }
 
-/** Every id used anywhere in the document (blocks and saga steps). */
+/** Every id used anywhere in the document (blocks and saga steps, in every tree). */
 function usedIds(doc: SequenceDoc): Set<string> {
   const ids = new Set<string>();
   const visit = (value: unknown) => {
@@ -88,7 +96,7 @@ function usedIds(doc: SequenceDoc): Set<string> {
       Object.values(value).forEach(visit);
     }
   };
-  visit(doc.blocks);
+  for (const tree of TREES) visit(doc[tree]);
   return ids;
 }
 
@@ -174,7 +182,28 @@ export function addBlock(doc: SequenceDoc, type: string, where: { after: Path } 
   return { doc: insertBlock(doc, where.into, block, index), path: [...where.into, index] };
 }
 
+/**
+ * A saga's action or compensation: a single block, not an item of a list. It cannot be moved or
+ * have a block added after it in place (that goes after its saga).
+ */
+export const isSagaPart = (path: Path) => path[path.length - 1] === "action" || path[path.length - 1] === "compensation";
+/** The block that sits in a list for `path`: itself, or for a saga part its saga (the outermost, when nested). */
+export const listedPath = (path: Path): Path => (isSagaPart(path) ? listedPath(path.slice(0, -3)) : path);
+
+/** Where a block dropped on the block at `path` goes: right after it (after its saga, for a saga part). */
+export function placeAfter(path: Path): { list: Path; index: number } {
+  const { list, index } = splitBlockPath(listedPath(path));
+  return { list, index: index + 1 };
+}
+
+/** Removes a block; a saga's compensation goes alone, a saga's action takes its saga step with it. */
 export function removeBlock(doc: SequenceDoc, path: Path): SequenceDoc {
+  if (isSagaPart(path)) {
+    const [stepIndex, part] = path.slice(-2) as [number, string];
+    const saga = path.slice(0, -3);
+    if (part === "compensation") return setAt(doc, path.slice(0, -1), withoutKey(getAt(doc, path.slice(0, -1)), "compensation"));
+    return removeSagaStep(doc, saga, stepIndex);
+  }
   const { list, index } = splitBlockPath(path);
   const blocks = [...listAt(doc, list)];
   blocks.splice(index, 1);
@@ -183,6 +212,7 @@ export function removeBlock(doc: SequenceDoc, path: Path): SequenceDoc {
 
 /** Moves a block one place up (-1) or down (+1) in its list; the path it ends at. */
 export function moveBlock(doc: SequenceDoc, path: Path, delta: -1 | 1): { doc: SequenceDoc; path: Path } {
+  if (isSagaPart(path)) return { doc, path };
   const { list, index } = splitBlockPath(path);
   const blocks = [...listAt(doc, list)];
   const target = index + delta;
@@ -196,7 +226,7 @@ export function moveBlock(doc: SequenceDoc, path: Path, delta: -1 | 1): { doc: S
  * A block cannot move into itself or its descendants: the document comes back unchanged.
  */
 export function moveBlockTo(doc: SequenceDoc, from: Path, to: Path, index: number): { doc: SequenceDoc; path: Path } {
-  if (startsWith(to, from)) return { doc, path: from };
+  if (isSagaPart(from) || startsWith(to, from)) return { doc, path: from };
   const block = getAt(doc, from);
   if (!isBlock(block)) return { doc, path: from };
   const source = splitBlockPath(from);
@@ -214,11 +244,19 @@ export function moveBlockTo(doc: SequenceDoc, from: Path, to: Path, index: numbe
   return { doc: insertBlock(removed, target, block, clamped), path: [...target, clamped] };
 }
 
+/** Moves the block at `from` to right after the block at `onto` (dropped on it); same rules as moveBlockTo. */
+export function moveAfter(doc: SequenceDoc, from: Path, onto: Path): { doc: SequenceDoc; path: Path } {
+  if (samePath(from, onto)) return { doc, path: from };
+  const { list, index } = placeAfter(onto);
+  return moveBlockTo(doc, from, list, index);
+}
+
 /**
  * Nests a block into the composite just above it (at the end of its last slot); returns the
  * document unchanged when the previous sibling is not a composite with a slot.
  */
 export function indentBlock(doc: SequenceDoc, path: Path): { doc: SequenceDoc; path: Path } {
+  if (isSagaPart(path)) return { doc, path };
   const { list, index } = splitBlockPath(path);
   const previous = index > 0 ? getAt(doc, [...list, index - 1]) : undefined;
   if (!isBlock(previous)) return { doc, path };
@@ -231,6 +269,7 @@ export function indentBlock(doc: SequenceDoc, path: Path): { doc: SequenceDoc; p
 
 /** Moves a nested block out, to just after the composite that holds it. */
 export function outdentBlock(doc: SequenceDoc, path: Path): { doc: SequenceDoc; path: Path } {
+  if (isSagaPart(path)) return { doc, path };
   const parent = parentBlockPath(doc, path);
   if (!parent) return { doc, path };
   const { list, index } = splitBlockPath(parent);
@@ -296,6 +335,47 @@ export function removeBranch(doc: SequenceDoc, path: Path, index: number): Seque
   const list = Array.isArray(block[key]) ? [...(block[key] as unknown[])] : [];
   list.splice(index, 1);
   return updateBlock(doc, path, { [key]: list });
+}
+
+// ------------------------------------------------------------------ saga steps
+
+const withoutKey = (value: unknown, key: string) => {
+  const { [key]: _, ...rest } = isRecord(value) ? value : {};
+  return rest;
+};
+
+function sagaStepList(doc: SequenceDoc, saga: Path): unknown[] {
+  const steps = getAt(doc, [...saga, "steps"]);
+  return Array.isArray(steps) ? steps : [];
+}
+
+/** Adds a step to the saga at `saga`, its action a new block of `type` (a step by default). */
+export function addSagaStep(doc: SequenceDoc, saga: Path, type = "step"): SequenceDoc {
+  const step = { id: uniqueId(doc, "saga_step"), action: newBlock(type, uniqueId(doc, type)) };
+  return setAt(doc, [...saga, "steps"], [...sagaStepList(doc, saga), step]);
+}
+
+export function removeSagaStep(doc: SequenceDoc, saga: Path, index: number): SequenceDoc {
+  return setAt(doc, [...saga, "steps"], sagaStepList(doc, saga).filter((_, at) => at !== index));
+}
+
+/** Renames saga step `index` (its own id, not its action's). */
+export function setSagaStepId(doc: SequenceDoc, saga: Path, index: number, id: string): SequenceDoc {
+  return setAt(doc, [...saga, "steps", index, "id"], id);
+}
+
+/**
+ * Puts a new block of `type` as saga step `index`'s action or compensation (replacing what was
+ * there, its id kept), or with `type` null removes the compensation.
+ */
+export function setSagaPart(doc: SequenceDoc, saga: Path, index: number, part: "action" | "compensation", type: string | null): SequenceDoc {
+  const stepPath = [...saga, "steps", index];
+  const step = getAt(doc, stepPath);
+  if (!isRecord(step)) return doc;
+  if (type === null) return part === "compensation" ? setAt(doc, stepPath, withoutKey(step, "compensation")) : doc;
+  const current = step[part];
+  const id = isBlock(current) && current.id ? current.id : uniqueId(doc, type);
+  return setAt(doc, [...stepPath, part], newBlock(type, id));
 }
 
 // ------------------------------------------------------------------ history

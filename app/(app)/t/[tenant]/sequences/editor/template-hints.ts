@@ -3,7 +3,7 @@
 // of the blocks that run before it, and the functions of wire-format B. No React (tested alone).
 import { EXPRESSION_FUNCTION_NAMES, TEMPLATE_FILTERS, TEMPLATE_FUNCTIONS } from "../../../../../../engine/sequence/template-check.ts";
 import { isRecord } from "../../../../../_components/sequence-graph/arms.ts";
-import { allBlocks, samePath, type Path, type SequenceDoc } from "./model.ts";
+import { allBlocks, samePath, TREES, type Path, type SequenceDoc } from "./model.ts";
 
 export interface TemplateHints {
   dataKeys: string[];
@@ -18,7 +18,8 @@ const isPrefix = (prefix: Path, path: Path) => prefix.length < path.length && pr
 export function templateHints(doc: SequenceDoc, path: Path): TemplateHints {
   const schema = doc.input_schema;
   const declared = isRecord(schema) && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
-  const blocks = allBlocks(doc);
+  const tree = TREES.find((name) => name === path[0]) ?? "blocks";
+  const blocks = allBlocks(doc, tree);
   const at = blocks.findIndex((entry) => samePath(entry.path, path));
   const ancestors = blocks.filter((entry) => isPrefix(entry.path, path));
   const itemVars = ancestors
