@@ -5,6 +5,7 @@ import { AppError, isAppError } from "../../engine/errors.ts";
 import { isDeeperThan, LIMITS } from "../../engine/sequence/validate.ts";
 import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
 import { Rejection } from "./http.ts";
+import type { BodySpec } from "./route.ts";
 
 /** The global request-body limit (wire-format: 10 MiB; common Node defaults of 100 KB are too small). */
 export const BODY_LIMIT = 10 * 1024 * 1024;
@@ -73,6 +74,13 @@ export function shape<S extends z.ZodType>(schema: S, json: unknown): z.output<S
   const issue = result.error.issues[0]!;
   const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : "";
   throw new Rejection(422, `Failed to deserialize the JSON body into the target type: ${where}${issue.message}`);
+}
+
+/** The body spec of a zod shape: a misfit is the plain-text 422. */
+export function shapedBody<S extends z.ZodType>(
+  schema: S, tenants: (body: z.output<S>) => readonly unknown[], options: { optional?: boolean } = {},
+): BodySpec<z.output<S>> {
+  return { schema, parse: (json) => shape(schema, json), tenants, ...options };
 }
 
 /** Runs an engine parser whose `unprocessable` errors are body-shape errors (e.g. parseSequence). */

@@ -1,5 +1,6 @@
 // What a REST route is, and what its handler is given. Routes are plain data (see routes.ts) so
 // tests can enumerate them, e.g. every route that takes an id.
+import type { z } from "zod";
 import { AppError, notFound } from "../../engine/errors.ts";
 import type { Logger } from "../../engine/logger.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
@@ -15,6 +16,8 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type Access = "public" | "tenant" | "operator";
 
 export interface BodySpec<B> {
+  /** The shape the body must have; tests walk it to probe every field. */
+  schema: z.ZodType;
   /** The extractor: JSON in, typed body out; a misfit is a plain-text 422 (a Rejection). */
   parse(json: unknown): B;
   /** The `tenant_id`s the body names; each must be the acting tenant. */

@@ -46,6 +46,7 @@ function refuseUnknownFilterFields(body: unknown): void {
 /** The body spec of a request `{filter, ...}`: the filter's tenant_id must be the acting tenant. */
 function filterBody<S extends z.ZodObject<{ filter: typeof WireFilter }>>(schema: S): BodySpec<z.output<S>> {
   return {
+    schema,
     parse: (body) => {
       refuseUnknownFilterFields(body);
       return shape(schema, body);

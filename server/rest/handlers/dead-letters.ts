@@ -8,9 +8,9 @@ import { checkSize } from "../../../engine/size-limits.ts";
 import type { DeadLetterQuery, NewSignal } from "../../../engine/storage/index.ts";
 import { resumeFrom as resumeFromAudited, retryInstance } from "../../instance-actions.ts";
 import { keyActor } from "../auth.ts";
-import { countParam, shape } from "../body.ts";
+import { countParam, shapedBody } from "../body.ts";
 import { json, Rejection } from "../http.ts";
-import { requireTenantHeader, storeOwning, type BodySpec, type RestContext } from "../route.ts";
+import { requireTenantHeader, storeOwning, type RestContext } from "../route.ts";
 import { wireInstance } from "../wire.ts";
 import { SignalTypeWire } from "./signals.ts";
 
@@ -56,11 +56,7 @@ const ResumeRequest = z.object({
 type ResumeRequest = z.output<typeof ResumeRequest>;
 
 /** Optional: no body at all reads as `{}`. */
-export const resumeBody: BodySpec<ResumeRequest> = {
-  parse: (body) => shape(ResumeRequest, body),
-  tenants: () => [],
-  optional: true,
-};
+export const resumeBody = shapedBody(ResumeRequest, () => [], { optional: true });
 
 /** The context patch: an object, or nothing; null reads as nothing. */
 function contextPatch(value: unknown): Record<string, unknown> | undefined {

@@ -3,10 +3,10 @@
 import { z } from "zod";
 import { checkSize } from "../../../engine/size-limits.ts";
 import { INSTANCE_STATES } from "../../../engine/storage/index.ts";
-import { shape } from "../body.ts";
+import { shapedBody } from "../body.ts";
 import { InstanceContext } from "../context.ts";
 import { empty } from "../http.ts";
-import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
+import { storeOwning, type RestContext } from "../route.ts";
 
 /** An unknown state string is a shape error (422), as serde's enum decoding makes it. */
 const StateRequest = z.object({
@@ -15,19 +15,13 @@ const StateRequest = z.object({
 });
 type StateRequest = z.output<typeof StateRequest>;
 
-export const stateBody: BodySpec<StateRequest> = {
-  parse: (body) => shape(StateRequest, body),
-  tenants: () => [],
-};
+export const stateBody = shapedBody(StateRequest, () => []);
 
 /** `context` is required; each of its sections missing reads as its default (Appendix 15). */
 const ContextRequest = z.object({ context: InstanceContext });
 type ContextRequest = z.output<typeof ContextRequest>;
 
-export const contextBody: BodySpec<ContextRequest> = {
-  parse: (body) => shape(ContextRequest, body),
-  tenants: () => [],
-};
+export const contextBody = shapedBody(ContextRequest, () => []);
 
 export async function patchState(context: RestContext<StateRequest>): Promise<Response> {
   const id = context.params.id!;

@@ -7,10 +7,10 @@ import { nameString } from "../../../engine/sequence/schema.ts";
 import {
   INSTANCE_STATES, type InstanceFilter, type InstanceState, type NewInstance, type TenantStore,
 } from "../../../engine/storage/index.ts";
-import { countParam, shape } from "../body.ts";
+import { countParam, shapedBody } from "../body.ts";
 import { InstanceContext } from "../context.ts";
 import { json, Rejection } from "../http.ts";
-import { requireStore, storeOwning, type BodySpec, type RestContext } from "../route.ts";
+import { requireStore, storeOwning, type RestContext } from "../route.ts";
 import { PRIORITIES, wireBlockOutput, wireInstance } from "../wire.ts";
 
 export const BATCH_LIMIT = 10_000;
@@ -41,15 +41,9 @@ const CreateInstanceRequest = z.object({
 });
 type CreateInstanceRequest = z.output<typeof CreateInstanceRequest>;
 
-export const createInstanceBody: BodySpec<CreateInstanceRequest> = {
-  parse: (body) => shape(CreateInstanceRequest, body),
-  tenants: (body) => [body.tenant_id],
-};
+export const createInstanceBody = shapedBody(CreateInstanceRequest, (body) => [body.tenant_id]);
 
-export const batchBody: BodySpec<{ instances: CreateInstanceRequest[] }> = {
-  parse: (body) => shape(z.object({ instances: z.array(CreateInstanceRequest) }), body),
-  tenants: (body) => body.instances.map((instance) => instance.tenant_id),
-};
+export const batchBody = shapedBody(z.object({ instances: z.array(CreateInstanceRequest) }), (body) => body.instances.map((instance) => instance.tenant_id));
 
 // Only valid names are remembered, so the set stays as small as the IANA database.
 const knownZones = new Set(["UTC"]);

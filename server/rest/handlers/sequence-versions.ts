@@ -6,9 +6,9 @@ import { deleteVersion } from "../../sequences.ts";
 import { z } from "zod";
 import { SEQUENCE_STATUSES } from "../../../engine/sequence/schema.ts";
 import { STATUS_TRANSITIONS } from "../../../engine/storage/index.ts";
-import { countParam, shape } from "../body.ts";
+import { countParam, shapedBody } from "../body.ts";
 import { empty, json, Rejection } from "../http.ts";
-import { requireTenantHeader, type BodySpec, type RestContext } from "../route.ts";
+import { requireTenantHeader, type RestContext } from "../route.ts";
 import { wireSequence } from "../wire.ts";
 
 const NO_TENANT = "sequence versions are read for one tenant: name it (X-Tenant-Id)";
@@ -67,7 +67,7 @@ export async function deprecate(context: RestContext<unknown>): Promise<Response
 const StatusBody = z.object({ status: z.enum(SEQUENCE_STATUSES) });
 type StatusBody = z.output<typeof StatusBody>;
 
-export const statusBody: BodySpec<StatusBody> = { parse: (body) => shape(StatusBody, body), tenants: () => [] };
+export const statusBody = shapedBody(StatusBody, () => []);
 
 /** POST /sequences/{id}/status: along STATUS_TRANSITIONS only; unpublishing also deprecates. */
 export async function setStatus(context: RestContext<StatusBody>): Promise<Response> {
@@ -82,7 +82,7 @@ export async function setStatus(context: RestContext<StatusBody>): Promise<Respo
 const MigrateBody = z.object({ instance_id: z.guid(), target_sequence_id: z.guid() });
 type MigrateBody = z.output<typeof MigrateBody>;
 
-export const migrateBody: BodySpec<MigrateBody> = { parse: (body) => shape(MigrateBody, body), tenants: () => [] };
+export const migrateBody = shapedBody(MigrateBody, () => []);
 
 /** POST /sequences/migrate-instance: a non-terminal instance runs on from another version. */
 export async function migrate(context: RestContext<MigrateBody>): Promise<Response> {

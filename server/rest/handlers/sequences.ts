@@ -3,6 +3,7 @@ import { storeParsedSequence } from "../../sequences.ts";
 import { parseSequence } from "../../../engine/sequence/validate.ts";
 import { notFound } from "../../../engine/errors.ts";
 import { shapeBy } from "../body.ts";
+import { Sequence } from "../../../engine/sequence/schema.ts";
 import { json } from "../http.ts";
 import { requireStore, storeOwning, type BodySpec, type RestContext } from "../route.ts";
 import { wireSequence } from "../wire.ts";
@@ -13,6 +14,7 @@ import { wireSequence } from "../wire.ts";
  * names nobody and is then refused by the shape check.
  */
 export const sequenceBody: BodySpec<unknown> = {
+  schema: Sequence,
   parse: (body) => body,
   tenants: (body) => [(body as { tenant_id?: unknown } | null)?.tenant_id],
 };

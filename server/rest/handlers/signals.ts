@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { checkSize } from "../../../engine/size-limits.ts";
 import { decodeSignalType } from "../../../engine/storage/index.ts";
-import { shape } from "../body.ts";
+import { shapedBody } from "../body.ts";
 import { json } from "../http.ts";
-import { storeOwning, type BodySpec, type RestContext } from "../route.ts";
+import { storeOwning, type RestContext } from "../route.ts";
 
 /** G.1: an unknown or CLI-style (`"custom:x"`) signal type is a shape error (422 plain text). */
 export const SignalTypeWire = z.unknown().transform((value, ctx) => {
@@ -20,10 +20,7 @@ const SignalRequest = z.object({
 });
 type SignalRequest = z.output<typeof SignalRequest>;
 
-export const signalBody: BodySpec<SignalRequest> = {
-  parse: (body) => shape(SignalRequest, body),
-  tenants: () => [],
-};
+export const signalBody = shapedBody(SignalRequest, () => []);
 
 export async function sendSignal(context: RestContext<SignalRequest>): Promise<Response> {
   const id = context.params.id!;

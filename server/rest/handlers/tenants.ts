@@ -4,9 +4,9 @@
 import { z } from "zod";
 import { recordAudit } from "../../control/audit.ts";
 import { ensureTenant } from "../../control/tenants.ts";
-import { shape } from "../body.ts";
+import { shapedBody } from "../body.ts";
 import { json } from "../http.ts";
-import type { BodySpec, RestContext } from "../route.ts";
+import type { RestContext } from "../route.ts";
 
 const CreateTenantRequest = z.object({
   id: z.string(),
@@ -14,11 +14,8 @@ const CreateTenantRequest = z.object({
 });
 type CreateTenantRequest = z.output<typeof CreateTenantRequest>;
 
-export const tenantBody: BodySpec<CreateTenantRequest> = {
-  parse: (body) => shape(CreateTenantRequest, body),
-  // The tenant to create is not one the request acts for.
-  tenants: () => [],
-};
+// The tenant to create is not one the request acts for.
+export const tenantBody = shapedBody(CreateTenantRequest, () => []);
 
 export async function createTenant(context: RestContext<CreateTenantRequest>): Promise<Response> {
   const { prisma, config } = context.services;

@@ -6,17 +6,14 @@ import { notFound } from "../../../engine/errors.ts";
 import type { TriggerRecord } from "../../../engine/storage/index.ts";
 import { removeTrigger, saveTrigger, TriggerTarget } from "../../triggers.ts";
 import { keyActor } from "../auth.ts";
-import { shape } from "../body.ts";
+import { shapedBody } from "../body.ts";
 import { empty, json } from "../http.ts";
-import { requireStore, type BodySpec, type RestContext } from "../route.ts";
+import { requireStore, type RestContext } from "../route.ts";
 
 const TriggerBody = TriggerTarget.extend({ tenant_id: z.string().optional() });
 type TriggerBody = z.output<typeof TriggerBody>;
 
-export const triggerBody: BodySpec<TriggerBody> = {
-  parse: (body) => shape(TriggerBody, body),
-  tenants: (body) => [body.tenant_id],
-};
+export const triggerBody = shapedBody(TriggerBody, (body) => [body.tenant_id]);
 
 export function wireTrigger(tenantId: string, trigger: TriggerRecord) {
   return {

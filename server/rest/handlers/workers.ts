@@ -10,9 +10,9 @@ import { checkSize, jsonSize, SIZE_LIMITS } from "../../../engine/size-limits.ts
 import {
   WORKER_TASK_STATES, type ReportOutcome, type TenantStore, type WorkerTaskFilter, type WorkerTaskState,
 } from "../../../engine/storage/index.ts";
-import { countParam, shape } from "../body.ts";
+import { countParam, shapedBody } from "../body.ts";
 import { empty, json } from "../http.ts";
-import { requireStore, storeOwning, type BodySpec, type RestContext } from "../route.ts";
+import { requireStore, storeOwning, type RestContext } from "../route.ts";
 import { wireFleetTask, wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
 
 /** The most tasks one poll claims (E.15); a larger limit is clamped. */
@@ -71,10 +71,7 @@ type HeartbeatRequest = z.output<typeof HeartbeatRequest>;
  * Worker bodies need not name a tenant: the key (or an operator's X-Tenant-Id) does. One that
  * names another tenant anyway gets the route's 404, as everywhere else.
  */
-const bodyOf = <S extends z.ZodType>(schema: S): BodySpec<z.output<S>> => ({
-  parse: (body) => shape(schema, body),
-  tenants: (body) => [(body as { tenant_id?: unknown }).tenant_id],
-});
+const bodyOf = <S extends z.ZodType>(schema: S) => shapedBody(schema, (body) => [(body as { tenant_id?: unknown }).tenant_id]);
 
 export const pollBody = bodyOf(PollRequest);
 export const queuePollBody = bodyOf(QueuePollRequest);
