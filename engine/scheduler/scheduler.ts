@@ -13,6 +13,7 @@ import type { Logger } from "../logger.ts";
 import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
 import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type StorageBackends } from "../storage/index.ts";
 import { BreakerSync } from "./breaker-sync.ts";
+import { startCronTick } from "./cron-tick.ts";
 import { DueListener } from "./due-listener.ts";
 import type { TenantView } from "./tenant-view.ts";
 
@@ -65,6 +66,7 @@ export class Scheduler {
   private dueNow = false;
   private readonly dueListener: DueListener;
   private timers: NodeJS.Timeout[] = [];
+  private stopCronTick: (() => Promise<void>) | null = null;
   /** Tenants with a budget on this backend, refreshed with the reaper (so within its interval). */
   private readonly budgeted = new BudgetedTenants();
   /** The (tenant, handler) breakers of this backend's tenants, kept in step with other processes. */
@@ -114,6 +116,7 @@ export class Scheduler {
     await this.dueListener.start();
     this.startReap();
     this.loop = this.tickLoop();
+    this.stopCronTick = startCronTick({ backend: this.deps.backend, tenants: this.deps.tenants, log: this.deps.log, now: this.now });
     this.timers.push(
       setInterval(() => void this.renew(), Math.max(250, Math.floor(config.BULKHEAD_LEASE_MS / 3))),
       setInterval(() => this.startReap(), config.BULKHEAD_REAPER_MS),
@@ -133,6 +136,7 @@ export class Scheduler {
       await drained;
     }
     for (const timer of this.timers) clearInterval(timer);
+    await this.stopCronTick?.();
     await this.dueListener.stop();
     await this.reaping; // its statements must not meet a closed pool
     await this.breakerSync.stop();

@@ -2,11 +2,13 @@
 // sweep, and keep breakers and metrics. The pool stays in here; a claimed instance gets its own
 // tenant-bound RunStore.
 import pg from "pg";
+import type { Logger } from "../logger.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import type { Backend } from "./backends.ts";
 import { listBudgetedTenants } from "./budgets.ts";
 import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker, type OpenBreakerRow } from "./breakers.ts";
 import { claimDueInstances, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
+import { fireDueCronSchedules, type CronClaimOptions, type NextFire } from "./cron-schedules.ts";
 import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
 import { asTenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
@@ -61,6 +63,11 @@ export class BackendStore {
   /** Group commit: the ids whose progress was written (the others had lost their lease). */
   commitProgress(batch: Progress[]) {
     return commitProgressBatch(this.backend.pool, batch);
+  }
+
+  /** The cron tick's claim: due schedules of every tenant here, fairly, each fired and advanced. */
+  fireDueCronSchedules(options: CronClaimOptions, nextFire: NextFire, log: Logger) {
+    return fireDueCronSchedules(this.backend.pool, options, nextFire, log);
   }
 
   // ---------------------------------------------------------------- sweeps

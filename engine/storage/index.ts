@@ -42,6 +42,10 @@ import { MoveStore } from "./move-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import {
+  countCronSchedules, deleteCronSchedule, getCronSchedule, insertCronSchedule, listCronSchedules, updateCronSchedule,
+  type CronSchedulePatch, type NewCronSchedule, type NextFire,
+} from "./cron-schedules.ts";
+import {
   compareFleetRank, completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks,
   pollFleetWorkerTasks, pollWorkerTasks, rankFleetWorkerTasks, workerTaskOwner, workerTaskStats,
   type FleetTask, type PollRequest, type WorkerLease, type WorkerTaskFilter,
@@ -67,6 +71,10 @@ export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } from "./breakers.ts";
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
+export {
+  BUFFER_RETRY_MS, OVERLAP_POLICIES, cronScheduleNotFound, type CronClaimOptions, type CronFireResult, type CronSchedulePatch,
+  type CronScheduleRecord, type NewCronSchedule, type NextFire, type OverlapPolicy,
+} from "./cron-schedules.ts";
 export {
   FLEET_CLAIMED_PER_TENANT, WORKER_TASK_STATES, type FleetTask, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
@@ -463,6 +471,34 @@ export class TenantStore {
 
   deleteTrigger(slug: string) {
     return deleteTrigger(this.db, this.tenantId, slug);
+  }
+
+  // ---------------------------------------------------------------- cron schedules (wire-format M)
+  countCronSchedules() {
+    return countCronSchedules(this.db, this.tenantId);
+  }
+
+  /** 404 `sequence <id>` unless the sequence is the tenant's; 409 at `limit` schedules. */
+  insertCronSchedule(schedule: NewCronSchedule, limit: number) {
+    return insertCronSchedule(this.db, this.tenantId, schedule, limit);
+  }
+
+  /** Oldest first; with `sequenceId`, that sequence's only. */
+  listCronSchedules(query: { limit: number; sequenceId?: string | null }) {
+    return listCronSchedules(this.db, this.tenantId, query);
+  }
+
+  getCronSchedule(id: string) {
+    return getCronSchedule(this.db, this.tenantId, id);
+  }
+
+  /** next_fire_at recomputed from `now`; null when the tenant has no such schedule. */
+  updateCronSchedule(id: string, patch: CronSchedulePatch, nextFire: NextFire, now: Date) {
+    return updateCronSchedule(this.db, this.tenantId, id, patch, nextFire, now);
+  }
+
+  deleteCronSchedule(id: string) {
+    return deleteCronSchedule(this.db, this.tenantId, id);
   }
 }
 

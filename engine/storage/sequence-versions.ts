@@ -168,7 +168,8 @@ export async function deleteSequence(db: Connectable, tenantId: TenantId, id: st
                   outputs AS (DELETE FROM block_outputs WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM gone)),
                   queued AS (DELETE FROM signals WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM gone)),
                   tasks AS (DELETE FROM worker_tasks WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM gone) RETURNING id),
-                  attempts AS (DELETE FROM worker_task_attempts WHERE tenant_id = $1 AND task_id IN (SELECT id FROM tasks))
+                  attempts AS (DELETE FROM worker_task_attempts WHERE tenant_id = $1 AND task_id IN (SELECT id FROM tasks)),
+                  schedules AS (DELETE FROM cron_schedules WHERE tenant_id = $1 AND sequence_id = $2)
              DELETE FROM sequences WHERE tenant_id = $1 AND id = $2`,
       values: [tenantId, id],
     });

@@ -29,6 +29,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "event_dedupe" },
   { name: "event_fan_out_minutes" },
   { name: "triggers" },
+  { name: "cron_schedules" },
   { name: "circuit_breakers" },
   { name: "circuit_breaker_resets", generated: "id" },
   { name: "breaker_settings" },
