@@ -64,6 +64,8 @@ export class Scheduler {
   private wakeLoop: (() => void) | null = null;
   /** A notice said work is due now: the loop claims again before it waits. */
   private dueNow = false;
+  /** The earliest due time after the last look (null: nothing scheduled), and when it was looked up. */
+  private nextDue: { at: number | null; askedAt: number } = { at: null, askedAt: Number.NEGATIVE_INFINITY };
   private readonly dueListener: DueListener;
   private timers: NodeJS.Timeout[] = [];
   private stopCronTick: (() => Promise<void>) | null = null;
@@ -152,7 +154,7 @@ export class Scheduler {
   }
 
   private async tickLoop(): Promise<void> {
-    const { config, log } = this.deps;
+    const { log } = this.deps;
     while (!this.stopping) {
       let batchWasFull = false;
       this.dueNow = false;
@@ -165,8 +167,9 @@ export class Scheduler {
       // during the claim. Otherwise wait a tick, or less if a run ends and frees a slot or a
       // notice says work is due.
       if (!batchWasFull && !this.dueNow && !this.stopping) {
+        const waitMs = await this.untilNextDue();
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, config.BULKHEAD_TICK_MS);
+          const timer = setTimeout(resolve, waitMs);
           this.wakeLoop = () => {
             clearTimeout(timer);
             resolve();
@@ -175,6 +178,26 @@ export class Scheduler {
         this.wakeLoop = null;
       }
     }
+  }
+
+  /**
+   * How long an idle loop may wait: a tick, or less when future-dated work falls due sooner.
+   * Due notices cover work due now; work due later is found by asking, at most once a tick
+   * (new future work may be earlier than what was last seen), or again once that moment passed.
+   */
+  private async untilNextDue(): Promise<number> {
+    const tick = this.deps.config.BULKHEAD_TICK_MS;
+    const now = this.now().getTime();
+    if (now - this.nextDue.askedAt >= tick || (this.nextDue.at !== null && this.nextDue.at <= now)) {
+      try {
+        this.nextDue = { at: (await this.store.nextDueAfter(new Date(now)))?.getTime() ?? null, askedAt: now };
+      } catch (error) {
+        this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "next due time unknown, waiting a tick");
+        return tick;
+      }
+    }
+    const at = this.nextDue.at;
+    return at === null ? tick : Math.max(0, Math.min(tick, at - this.now().getTime()));
   }
 
   /** One claim and the start of its runs; true when the batch came back full. */

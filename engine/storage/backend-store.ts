@@ -7,7 +7,7 @@ import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import type { Backend } from "./backends.ts";
 import { listBudgetedTenants } from "./budgets.ts";
 import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker, type OpenBreakerRow } from "./breakers.ts";
-import { claimDueInstances, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
+import { claimDueInstances, nextDueAfter, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
 import { fireDueCronSchedules, type CronClaimOptions, type NextFire } from "./cron-schedules.ts";
 import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
 import { asTenantId } from "./ids.ts";
@@ -44,6 +44,11 @@ export class BackendStore {
 
   claim(options: ClaimOptions) {
     return claimDueInstances(this.backend.pool, options);
+  }
+
+  /** When the next instance not yet due becomes due (null: none is scheduled). */
+  nextDueAfter(now: Date) {
+    return nextDueAfter(this.backend.pool, now);
   }
 
   /** The claimed instances with their sequence definitions, in one query per claim batch. */

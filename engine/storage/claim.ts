@@ -132,3 +132,22 @@ export async function claimDueInstances(db: Queryable, options: ClaimOptions): P
   rows.sort((a, b) => b.priority - a.priority || a.next_fire_at.getTime() - b.next_fire_at.getTime());
   return rows.map((row) => ({ id: row.id, tenantId: asTenantId(row.tenant_id), leaseEpoch: row.lease_epoch, dueAt: row.next_fire_at }));
 }
+
+// The earliest due time after `now`, so an idle scheduler can wake when it comes instead of at
+// its next tick. One probe of the claim index per priority (0–3, a CHECK holds them there): each
+// is a range scan that stops at its first row, so the cost does not grow with a due backlog,
+// whose rows are all at or before `now`. Tenants not placed here are not filtered out: waking
+// for one of theirs costs one empty claim.
+const NEXT_DUE_SQL = `
+SELECT min(next.next_fire_at) AS next_fire_at
+  FROM unnest('{3,2,1,0}'::smallint[]) AS p(priority)
+  CROSS JOIN LATERAL (
+    SELECT next_fire_at FROM task_instances
+     WHERE state = 'scheduled' AND priority = p.priority AND next_fire_at > $1
+     ORDER BY next_fire_at LIMIT 1
+  ) next`;
+
+export async function nextDueAfter(db: Queryable, now: Date): Promise<Date | null> {
+  const { rows } = await db.query<{ next_fire_at: Date | null }>({ name: "next_due_after", text: NEXT_DUE_SQL, values: [now] });
+  return rows[0]?.next_fire_at ?? null;
+}
