@@ -138,14 +138,18 @@ test("every composite block type has its fields in the inspector (screenshots ke
     for (const label of fields[type] ?? []) await expect(inspector(page).getByLabel(new RegExp(`^\\s*${label}( \\*)?$`)).first()).toBeVisible();
     await keepInspector(page, type);
   }
-  // A saga step: its id, action and compensation, from the saga schema.
-  await inspector(page).getByRole("button", { name: "Add to steps" }).click();
-  await expect(inspector(page).getByRole("group", { name: "steps" }).getByRole("textbox", { name: "id *" })).toBeVisible();
+  // A saga step: its id, its action's and its compensation's types; the action is drawn on the canvas.
+  await inspector(page).getByRole("button", { name: "Add saga step" }).click();
+  const sagaStep = inspector(page).getByRole("group", { name: "Saga step 1" });
+  await expect(sagaStep.getByRole("textbox", { name: "Step 1 id" })).toHaveValue("saga_step_1");
+  await expect(sagaStep.getByRole("combobox", { name: "Step 1 action" })).toHaveValue("step");
+  await expect(sagaStep.getByRole("combobox", { name: "Step 1 compensation" })).toHaveValue("");
   await keepInspector(page, "saga-with-step");
   // The outline names the arm each nested block sits in.
   await outline(page).getByRole("button", { name: /^try_catch try_catch_1/ }).click();
   await outline(page).getByRole("button", { name: "empty catch of try_catch_1" }).click();
   await page.getByRole("button", { name: "Add step" }).click();
-  await expect(outline(page).getByRole("button", { name: /^step step_1 · catch/ })).toBeVisible();
+  // step_1 is the saga step's action.
+  await expect(outline(page).getByRole("button", { name: /^step step_2 · catch/ })).toBeVisible();
   await page.screenshot({ path: test.info().outputPath("editor-all-types.png"), fullPage: true });
 });

@@ -44,6 +44,8 @@ describe("armOfPath: which arm an editor path sits in", () => {
     [["blocks", 2, "finally_block", 0], "finally"],
     [["blocks", 3, "default", 0], "default"],
     [["blocks", 3, "routes", 0, "blocks", 0], "route 1: a == 1"],
+    [["blocks", 4, "steps", 0, "action"], "step charge action"],
+    [["blocks", 4, "steps", 0, "compensation"], "step charge compensation"],
   ] as const)("%j: %j", (path, label) => {
     expect(armOfPath(doc, [...path])).toBe(label);
   });

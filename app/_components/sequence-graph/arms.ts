@@ -139,7 +139,8 @@ export function armOfPath(doc: unknown, path: Path): string | null {
     if (arm) return arm.label;
     const index = inside[0] === "steps" ? inside[1] : undefined;
     const saga = typeof index === "number" ? sagaSteps(parent)[index] : undefined;
-    if (saga && typeof index === "number") return `step ${saga.id || index + 1} ${String(inside[2])}`;
+    // A saga's action or compensation ends its own path; a block inside one is found deeper first.
+    if (saga && typeof index === "number") return `step ${saga.id || index + 1} ${String(path[length + 2])}`;
     return null;
   }
   return null;

@@ -56,8 +56,11 @@ export function SagaSteps({ block, onEdit }: { block: JsonBlock; onEdit(edit: Do
   const steps = sagaSteps(block);
   return (
     <fieldset className="seq-fieldset">
-      <legend>Steps (in order; on a failure the completed steps' compensations run in reverse)</legend>
-      <p className="muted form-hint">Changing a type puts a new block of that type in its place. Select an action or compensation on the canvas to edit it.</p>
+      <legend>Saga steps</legend>
+      <p className="muted form-hint">
+        Run in order; on a failure, the compensations of the steps that completed run in reverse. Changing a type puts a new block of that type in its
+        place; select an action or compensation on the canvas to edit it.
+      </p>
       {steps.map((step, index) => (
         <StepRow key={index} index={index} id={step.id} action={step.action?.block.type} compensation={step.compensation?.block.type} onEdit={onEdit} />
       ))}
