@@ -84,6 +84,8 @@ const schema = z.object({
   /** Live streams (instance streams) one web process serves at once, and of them one tenant's. */
   BULKHEAD_STREAMS: int(256, 1),
   BULKHEAD_STREAMS_PER_TENANT: int(64, 1),
+  /** Cron schedules one tenant may have (wire-format M); creating one more answers 409. */
+  BULKHEAD_CRON_SCHEDULES_PER_TENANT: int(1000, 1),
   /**
    * Proxies in front of the web server whose x-forwarded-for is believed: a hop count or
    * addresses and CIDRs (server/web/client-address.ts). Unset: the socket's address is the client's.

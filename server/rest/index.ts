@@ -5,7 +5,7 @@
 // (server/request-rate.ts): a tenant key's is known once the key is, so an over-limit tenant key
 // is refused before its body is read; an operator key's is taken once the tenant it names is
 // known (no tenant: the key's own bucket), before the tenant's store is routed.
-import { isAppError, notFound } from "../../engine/errors.ts";
+import { isAppError, notFound, type AppError } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
 import { UUID_PATTERN } from "../../engine/model.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
@@ -86,15 +86,15 @@ function admitKey(services: Services, principal: Principal, tenantId: string | n
  * route's own 404, the answer a missing object gets. An operator key's request is taken from the
  * key's bucket for the tenant it acts for here (a tenant key's was taken at authentication).
  */
-async function tenantStore(services: Services, principal: Principal, names: string[], noun: string): Promise<TenantStore | null> {
+async function tenantStore(services: Services, principal: Principal, names: string[], missing: () => AppError): Promise<TenantStore | null> {
   const tenantId = actingTenant(principal, names);
   if (principal.tenantId === null) await admitKey(services, principal, tenantId ?? null);
-  if (tenantId === undefined) throw notFound(noun);
+  if (tenantId === undefined) throw missing();
   if (tenantId === null) return null;
   try {
     return await services.storage.tenant(tenantId);
   } catch (error) {
-    throw isAppError(error, "not_found") ? notFound(noun) : error;
+    throw isAppError(error, "not_found") ? missing() : error;
   }
 }
 
@@ -120,7 +120,10 @@ export async function handleRest(request: Request, services: Services): Promise<
     const body = route.body ? route.body.parse(route.body.optional && !hasBody(request) ? {} : await readJson(request)) : undefined;
     const store =
       route.access === "tenant"
-        ? await tenantStore(services, principal, namedTenants(request, url, params.tenant_id, route.body?.tenants(body) ?? []), route.notFound)
+        ? await tenantStore(
+          services, principal, namedTenants(request, url, params.tenant_id, route.body?.tenants(body) ?? []),
+          () => route.missing?.(params) ?? notFound(route.notFound),
+        )
         : null;
     if (store?.quiesced && isWrite(request)) throw tenantMoving();
     return await route.handle({ ...base, params, body, principal, store });

@@ -51,6 +51,11 @@ export interface Route<B = unknown> {
    */
   notFound: string;
   body?: BodySpec<B>;
+  /**
+   * The 404 for a request naming a tenant it may not act for, where the route's own 404 names the
+   * object it was asked for (wire-format M: `cron_schedule <id>`), so both read alike.
+   */
+  missing?(params: Readonly<Record<string, string>>): AppError;
   handle(context: RestContext<B>): Promise<Response>;
 }
 

@@ -20,7 +20,11 @@ import {
 } from "./handlers/workers.ts";
 import { streamInstance } from "./handlers/streams.ts";
 import { instanceAudit, listChanges, streamChanges } from "./handlers/changes.ts";
+import { cronCreateBody, cronMethodNotAllowed, cronNextFires, cronUpdateBody, createCron, deleteCron, getCron, listCron, updateCron } from "./handlers/cron.ts";
+import { cronScheduleNotFound } from "../../engine/storage/index.ts";
 import { defineRoute, type Route } from "./route.ts";
+
+const cronMissing = (params: Readonly<Record<string, string>>) => cronScheduleNotFound(params.id!);
 
 export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/health/live", access: "public", notFound: "route", handle: live }),
@@ -77,4 +81,13 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: getTrigger }),
   defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "tenant", notFound: "tenant", body: triggerBody, handle: putTrigger }),
   defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: deleteTrigger }),
+  // Cron schedules (wire-format M). A schedule's 404 names it (`cron_schedule <id>`), for another tenant's too.
+  defineRoute({ method: "POST", path: "/cron", access: "tenant", notFound: "sequence", body: cronCreateBody, handle: createCron }),
+  defineRoute({ method: "GET", path: "/cron", access: "tenant", notFound: "tenant", handle: listCron }),
+  defineRoute({ method: "GET", path: "/cron/{id}", access: "tenant", notFound: "cron schedule", missing: cronMissing, handle: getCron }),
+  defineRoute({ method: "GET", path: "/cron/{id}/next-fires", access: "tenant", notFound: "cron schedule", missing: cronMissing, handle: cronNextFires }),
+  defineRoute({ method: "PUT", path: "/cron/{id}", access: "tenant", notFound: "cron schedule", missing: cronMissing, body: cronUpdateBody, handle: updateCron }),
+  // M: PATCH is not routed, and says so (405), rather than reading as a path that does not exist.
+  defineRoute({ method: "PATCH", path: "/cron/{id}", access: "tenant", notFound: "cron schedule", missing: cronMissing, handle: cronMethodNotAllowed }),
+  defineRoute({ method: "DELETE", path: "/cron/{id}", access: "tenant", notFound: "cron schedule", missing: cronMissing, handle: deleteCron }),
 ];
