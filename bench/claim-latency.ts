@@ -130,7 +130,7 @@ async function explain(sql: pg.Client, size: number): Promise<void> {
   const { CLAIM_SQL } = await import("../engine/storage/claim.ts");
   for (const [name, text, values] of [
     ["plain", CLAIM_SQL.plain, [new Date(), LIMIT, "bench", 30_000, [], null]],
-    ["capped", CLAIM_SQL.capped, [new Date(), LIMIT, "bench", 30_000, [], null, CAP, [], []]],
+    ["capped", CLAIM_SQL.capped, [new Date(), LIMIT, "bench", 30_000, [], null, CAP, [], [], [], []]],
   ] as const) {
     await sql.query("BEGIN");
     const { rows } = await sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...values]);

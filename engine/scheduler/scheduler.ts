@@ -197,7 +197,7 @@ export class Scheduler {
       }
     }
     const at = this.nextDue.at;
-    return at === null ? tick : Math.max(0, Math.min(tick, at - this.now().getTime()));
+    return at === null ? tick : Math.max(1, Math.min(tick, at - this.now().getTime()));
   }
 
   /** One claim and the start of its runs; true when the batch came back full. */
@@ -214,7 +214,7 @@ export class Scheduler {
     const claimed = await this.store.claim({
       now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
-      capOverrides: this.deps.tenants?.claimCaps(),
+      capOverrides: this.deps.tenants?.claimCaps(), inFlight: [...this.perTenant],
     });
     if (claimed.length === 0) return false;
     if (this.deps.metrics !== false) {

@@ -118,6 +118,21 @@ describe("what is claimed", () => {
     expect(Object.fromEntries(perTenant(await claim(5)))).toEqual({ capped: 2, vip: 8, plain: 5 });
   });
 
+  it("with the cap on, a claim of few slots goes to the tenant least served here, not to a flood's older rows", async () => {
+    await insertDueInstances(db, "flood", 100, new Date(Date.now() - 60_000));
+    await insertDueInstances(db, "quiet", 1, new Date(Date.now() - 1_000));
+    const claimOne = (inFlight: [string, number][]) =>
+      claimDueInstances(db.sql, { now: new Date(), limit: 1, maxPerTenant: 8, leaseOwner: "t", leaseMs: 1000, inFlight });
+    // The flood holds 31 slots here, the quiet tenant none: its newer row wins the freed slot.
+    expect([...perTenant(await claimOne([["flood", 31]]))]).toEqual([["quiet", 1]]);
+    // Equally served, the older row wins, as in claim order.
+    await insertDueInstances(db, "quiet", 1, new Date(Date.now() - 1_000));
+    expect([...perTenant(await claimOne([["flood", 0]]))]).toEqual([["flood", 1]]);
+    // Within a tenant, its own rows go in claim order: the rank counts as served.
+    const two = await claimDueInstances(db.sql, { now: new Date(), limit: 2, maxPerTenant: 8, leaseOwner: "t", leaseMs: 1000, inFlight: [["flood", 0]] });
+    expect(Object.fromEntries(perTenant(two))).toEqual({ flood: 1, quiet: 1 });
+  });
+
   it("only due, scheduled instances, in priority then due order, with a new lease", async () => {
     await insertDueInstances(db, "a", 3);
     await db.sql.query("UPDATE task_instances SET priority = 3 WHERE next_fire_at = (SELECT max(next_fire_at) FROM task_instances)");

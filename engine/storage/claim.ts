@@ -29,6 +29,8 @@ export interface ClaimOptions {
   onlyTenants?: string[];
   /** Tenants with a cap of their own (operators' tenant limits), over `maxPerTenant`. */
   capOverrides?: readonly [string, number][];
+  /** How many instances each tenant has in flight in this process; the capped claim serves the least served first. */
+  inFlight?: readonly [string, number][];
 }
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
@@ -75,7 +77,11 @@ ${FLIP_TO_RUNNING}`;
 //   eligible:   less the tenants this process may not start more work for (or not placed here),
 //   candidates: each tenant's first `cap` due rows in claim order (cost ~ tenants * cap), where a
 //               tenant's own cap (tenant_limits) overrides the default,
-//   picked:     the best `limit` candidates across tenants, in claim order,
+//   picked:     the best `limit` candidates across tenants: by priority, then the tenant's
+//               in-flight count here plus the candidate's rank within its tenant, then due time.
+//               In claim order alone, a flood's oldest rows won every claim of a few free slots
+//               (a slot frees at each run's end), and a quiet tenant's row newly due waited
+//               until many slots were free at once,
 //   winners:    those rows locked, skipping any a concurrent claimer holds.
 const capped = (filter: TenantFilter) => `
 WITH RECURSIVE tenants AS (
@@ -93,7 +99,8 @@ eligible AS (
    WHERE t.tenant_id IS NOT NULL AND t.tenant_id <> ALL($5::text[]) ${filter("t.tenant_id")}
 ),
 candidates AS (
-  SELECT c.id, c.priority, c.next_fire_at
+  SELECT c.id, c.priority, c.next_fire_at,
+         coalesce(f.in_flight, 0) + row_number() OVER (PARTITION BY eligible.tenant_id ORDER BY c.priority DESC, c.next_fire_at) AS served
     FROM eligible
     CROSS JOIN LATERAL (
       SELECT id, priority, next_fire_at FROM task_instances
@@ -101,9 +108,10 @@ candidates AS (
        ORDER BY priority DESC, next_fire_at
        LIMIT eligible.cap
     ) c
+    LEFT JOIN unnest($10::text[], $11::int[]) AS f(tenant_id, in_flight) ON f.tenant_id = eligible.tenant_id
 ),
 picked AS (
-  SELECT id FROM candidates ORDER BY priority DESC, next_fire_at LIMIT $2
+  SELECT id FROM candidates ORDER BY priority DESC, served, next_fire_at LIMIT $2
 ),
 winners AS (
   SELECT id FROM task_instances
@@ -121,7 +129,11 @@ export async function claimDueInstances(db: Queryable, options: ClaimOptions): P
   const values: unknown[] = [options.now, options.limit, options.leaseOwner, options.leaseMs, options.excludeTenants ?? []];
   values.push(filtered ? options.onlyTenants : null); // $6: the placed tenants, or NULL for every tenant
   // With the default cap off, a tenant without a cap of its own may fill the whole batch.
-  if (isCapped) values.push(options.maxPerTenant > 0 ? options.maxPerTenant : options.limit, overrides.map(([t]) => t), overrides.map(([, cap]) => cap));
+  if (isCapped) {
+    const inFlight = options.inFlight ?? [];
+    values.push(options.maxPerTenant > 0 ? options.maxPerTenant : options.limit, overrides.map(([t]) => t), overrides.map(([, cap]) => cap));
+    values.push(inFlight.map(([t]) => t), inFlight.map(([, n]) => n));
+  }
   const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date; priority: number }>({
     name: `claim_due_${isCapped ? "capped" : "plain"}${filtered ? "" : "_all"}`,
     text: isCapped ? (filtered ? CLAIM_SQL.capped : CLAIM_SQL.cappedAll) : filtered ? CLAIM_SQL.plain : CLAIM_SQL.plainAll,
