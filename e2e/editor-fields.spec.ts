@@ -140,3 +140,40 @@ test("a + before the first block, a palette block dropped on a block, and a bloc
   expect((await canvas.locator('[data-block-id="step_2"]').boundingBox())!.y).toBeGreaterThan(join.y + join.height);
   await canvas.screenshot({ path: test.info().outputPath("dropped-and-moved.png") });
 });
+
+test("a worker's params and a sub_sequence's input are built as values, without JSON", async ({ page }) => {
+  await signIn(page, "member@initech.test");
+  await page.goto("/t/initech/sequences/new");
+  await page.getByLabel("Name", { exact: true }).fill(`values-${Date.now()}`);
+  const panel = inspector(page);
+  await palette(page, "step").click();
+  await panel.getByLabel("Handler", { exact: true }).fill("acme.charge");
+  await expect(panel.getByText("Not built in: runs as an external worker task.")).toBeVisible();
+  const params = panel.getByRole("group", { name: "params" });
+  await params.getByRole("combobox", { name: "params: kind" }).selectOption("object");
+  await params.getByRole("button", { name: "Add to params" }).click();
+  await params.getByRole("textbox", { name: "params name 1" }).fill("amount");
+  await params.getByRole("combobox", { name: "params.amount: kind" }).selectOption("number");
+  await params.getByRole("spinbutton", { name: "params.amount" }).fill("42.5");
+  await params.getByRole("button", { name: "Add to params" }).click();
+  await params.getByRole("textbox", { name: "params name 2" }).fill("customer");
+  await params.getByRole("combobox", { name: "params.customer", exact: true }).fill("{{ context.data.customer_id }}");
+  await params.getByRole("button", { name: "Add to params" }).click();
+  await params.getByRole("textbox", { name: "params name 3" }).fill("tags");
+  await params.getByRole("combobox", { name: "params.tags: kind" }).selectOption("list");
+  await params.getByRole("button", { name: "Add to params.tags" }).click();
+  await params.getByRole("combobox", { name: "params.tags[0]", exact: true }).fill("vip");
+  await keepPanel(page, "inspector-worker-params");
+
+  await palette(page, "sub_sequence").click();
+  await panel.getByRole("textbox", { name: /^sequence_name/ }).fill("shipping");
+  await panel.getByRole("combobox", { name: "input: kind" }).selectOption("object");
+  await panel.getByRole("button", { name: "Add to input" }).click();
+  await panel.getByRole("combobox", { name: "input.key1: kind" }).selectOption("boolean");
+  await panel.getByRole("checkbox", { name: "input.key1 is true" }).check();
+
+  await page.getByRole("tab", { name: "JSON" }).click();
+  const doc = JSON.parse(await page.getByRole("tabpanel", { name: "JSON" }).getByRole("textbox").inputValue());
+  expect(doc.blocks[0].params).toEqual({ amount: 42.5, customer: "{{ context.data.customer_id }}", tags: ["vip"] });
+  expect(doc.blocks[1]).toMatchObject({ type: "sub_sequence", sequence_name: "shipping", input: { key1: true } });
+});

@@ -2,13 +2,15 @@
 
 // A step's handler and params: the handler is picked from the built-ins or typed (a worker's
 // handler); a built-in's params get the form of its own schema (engine/handlers/descriptors.ts),
-// and the problems its handler would refuse them for; a worker's params are free JSON.
+// and the problems its handler would refuse them for; a worker's params are any value, built with
+// the value control.
 import { useId } from "react";
 import { handlerDescriptor } from "../../../../../../engine/handlers/descriptors.ts";
 import { paramsSpec } from "./form-spec.ts";
 import { JsonField } from "./json-field";
 import type { JsonBlock } from "./model.ts";
 import { ObjectFields, withField, type FormContext } from "./schema-fields";
+import { ValueControl } from "./value-control";
 
 const TEMPLATE_HINT = "Strings may use templates: type {{ for data, outputs of earlier blocks and filters.";
 
@@ -63,7 +65,26 @@ export function ParamsFields({ block, context, onChange }: { block: JsonBlock; c
           </details>
         </fieldset>
       ) : (
-        <JsonField label="Params (JSON)" value={block.params} onChange={(params) => onChange({ params })} hint={TEMPLATE_HINT} />
+        <fieldset className="seq-fieldset">
+          <legend>params</legend>
+          <p id={`${id}-params-hint`} className="muted form-hint">
+            Whatever the worker's handler takes. {TEMPLATE_HINT}
+          </p>
+          <ValueControl
+            id={`${id}-params`}
+            name="params"
+            value={block.params ?? undefined}
+            onChange={(params) => onChange({ params: params ?? null })}
+            templated
+            hints={context.hints}
+            describedBy={`${id}-params-hint`}
+            optional
+          />
+          <details className="seq-raw">
+            <summary>params as JSON</summary>
+            <JsonField key={JSON.stringify(block.params ?? null)} label="params (JSON)" value={block.params} onChange={(params) => onChange({ params })} />
+          </details>
+        </fieldset>
       )}
     </>
   );

@@ -1,12 +1,14 @@
 "use client";
 
 // Controls drawn from a FieldSpec (form-spec.ts): text, numbers, booleans, selects for enums,
-// nested objects and lists, a variant picker for unions, free JSON for the rest. Optional fields
-// can be cleared (removed from the JSON); optional objects are switched on and off.
-import { useId, useState, type ReactNode } from "react";
-import { fits, initialValue, variantLabel, type FieldEntry, type FieldSpec } from "./form-spec.ts";
+// nested objects and lists, a variant picker for unions, and for any JSON value a control that
+// builds one (value-control.tsx). Optional fields can be cleared (removed from the JSON); optional
+// objects are switched on and off. A handler call's params get the form of a built-in's schema.
+import { useId, type ReactNode } from "react";
+import { fits, initialValue, paramsSpec, variantLabel, type FieldEntry, type FieldSpec } from "./form-spec.ts";
 import { TemplateInput } from "./template-input";
 import type { HintMode, TemplateHints } from "./template-hints.ts";
+import { ValueControl } from "./value-control";
 
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -60,15 +62,23 @@ function Clear({ name, onClear }: { name: string; onClear(): void }) {
 /** The fields of an object form; `skip` names fields drawn elsewhere. */
 export function ObjectFields({ fields, value, onField, context, skip }: { fields: FieldEntry[]; value: unknown; onField(name: string, value: unknown): void; context: FormContext; skip?: ReadonlySet<string> }) {
   const object = isRecord(value) ? value : {};
+  const handler = typeof object.handler === "string" ? object.handler : "";
   return (
     <>
       {fields
+        .map((field) => (field.name === "params" && field.spec.kind === "json" && fields.some((f) => f.name === "handler") ? callParams(field, handler) : field))
         .filter((field) => !skip?.has(field.name) && field.spec.kind !== "blocks" && field.spec.kind !== "const")
         .map((field) => (
           <Field key={field.name} field={field} value={object[field.name]} onChange={(next) => onField(field.name, next)} context={context} />
         ))}
     </>
   );
+}
+
+/** The params of a handler call ({handler, params}): a built-in's own form, otherwise any value. */
+function callParams(field: FieldEntry, handler: string): FieldEntry {
+  const spec = paramsSpec(handler);
+  return spec?.kind === "object" ? { ...field, spec, required: false } : field;
 }
 
 /** One named field: its control, its hint, and a way to clear it when it is optional. */
@@ -210,7 +220,7 @@ function Control({ id, name, spec, value, onChange, context, describedBy, option
     case "record":
       return <RecordControl name={name} spec={spec.values} value={value} onChange={onChange} context={context} />;
     default:
-      return <AnyControl id={id} value={value} onChange={onChange} context={context} describedBy={describedBy} />;
+      return <ValueControl id={id} name={name} value={value} onChange={onChange} templated={context.templated} hints={context.hints} describedBy={describedBy} optional={optional} />;
   }
 }
 
@@ -280,60 +290,6 @@ function RecordControl({ name, spec, value, onChange, context }: { name: string;
       <button type="button" className="btn btn-small" onClick={() => rebuild([...entries, [entries.some(([key]) => key === "") ? `key${entries.length + 1}` : "", initialValue(spec)]])}>
         Add to {name}
       </button>
-    </div>
-  );
-}
-
-/** Any JSON: text as it is typed, or a JSON document checked when it loses focus. */
-function AnyControl({ id, value, onChange, context, describedBy }: { id: string; value: unknown; onChange(value: unknown): void; context: FormContext; describedBy?: string }) {
-  const [asJson, setAsJson] = useState(() => value !== undefined && typeof value !== "string");
-  const [draft, setDraft] = useState(() => (value === undefined ? "" : JSON.stringify(value, null, 2)));
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <div className="seq-any">
-      <label className="seq-check">
-        <input
-          type="checkbox"
-          checked={asJson}
-          onChange={(e) => {
-            setAsJson(e.target.checked);
-            setDraft(value === undefined ? "" : JSON.stringify(value, null, 2));
-            setError(null);
-          }}
-        />{" "}
-        JSON
-      </label>
-      {asJson ? (
-        <>
-          <textarea
-            id={id}
-            className="input textarea"
-            value={draft}
-            spellCheck={false}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={describedBy}
-            onChange={(e) => setDraft(e.target.value)}
-            onBlur={() => {
-              if (draft.trim() === "") return (setError(null), onChange(undefined));
-              try {
-                onChange(JSON.parse(draft));
-                setError(null);
-              } catch (e) {
-                setError(`Not valid JSON: ${(e as Error).message}`);
-              }
-            }}
-          />
-          {error && (
-            <p className="field-error" role="alert">
-              {error}
-            </p>
-          )}
-        </>
-      ) : context.templated ? (
-        <TemplateInput id={id} value={typeof value === "string" ? value : ""} mode="template" hints={context.hints} describedBy={describedBy} onChange={onChange} />
-      ) : (
-        <input id={id} className="input" value={typeof value === "string" ? value : ""} aria-describedby={describedBy} onChange={(e) => onChange(e.target.value)} />
-      )}
     </div>
   );
 }

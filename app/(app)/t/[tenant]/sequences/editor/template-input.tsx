@@ -15,9 +15,11 @@ export interface TemplateInputProps {
   onChange(value: string): void;
   placeholder?: string;
   describedBy?: string;
+  /** When no <label> names the field. */
+  label?: string;
 }
 
-export function TemplateInput({ id, value, mode, hints, onChange, placeholder, describedBy }: TemplateInputProps) {
+export function TemplateInput({ id, value, mode, hints, onChange, placeholder, describedBy, label }: TemplateInputProps) {
   const listId = useId();
   const errorId = useId();
   const input = useRef<HTMLInputElement>(null);
@@ -65,6 +67,7 @@ export function TemplateInput({ id, value, mode, hints, onChange, placeholder, d
         spellCheck={false}
         autoComplete="off"
         role="combobox"
+        aria-label={label}
         aria-autocomplete="list"
         aria-expanded={options.length > 0}
         aria-controls={listId}
