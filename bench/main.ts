@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<void>> = {
   "instance-list": () => import("./instance-list.ts").then((m) => m.main()),
   fanout: () => import("./fanout.ts").then((m) => m.main()),
   fleet: () => import("./fleet.ts").then((m) => m.main()),
+  "scale-out": () => import("./scale-out.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";

@@ -16,6 +16,7 @@ import { StorageBackends, Storage } from "../engine/storage/index.ts";
 import { createTenant } from "../server/control/tenants.ts";
 import { createPrisma } from "../server/db/prisma.ts";
 import { benchCluster, benchPool, freshBenchDatabase, median, waitUntil } from "./cluster.ts";
+import { BEST_PRESET } from "./graphile-preset.ts";
 import { postgresVersion, writeResults } from "./results.ts";
 
 const N = Number(process.env.BENCH_N ?? 5000);
@@ -114,8 +115,6 @@ async function bulkhead(url: string, n: number, options: { metrics?: boolean; st
 
 type PeerSettings = "best" | "default";
 
-/** worker.graphile.org/docs/performance; concurrency is the bench's, as for Bulkhead. */
-const BEST_PRESET = { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } };
 
 async function graphileWorker(url: string, n: number, settings: PeerSettings, chain = 1): Promise<{ perSecond: number }> {
   // Our own pool (see benchPool): graphile-worker ends a pool it made without waiting, its error
