@@ -43,7 +43,7 @@ export async function updateCronSchedule(store: TenantStore, id: string, patch: 
   return updated;
 }
 
-export async function requireCronSchedule(store: TenantStore, id: string): Promise<CronScheduleRecord> {
+export async function requireCronSchedule(store: Pick<TenantStore, "getCronSchedule">, id: string): Promise<CronScheduleRecord> {
   const schedule = await store.getCronSchedule(id);
   if (!schedule) throw cronScheduleNotFound(id);
   return schedule;

@@ -8,6 +8,7 @@ import { opsRouter } from "./routers/ops.ts";
 import { overviewRouter } from "./routers/overview.ts";
 import { resourcesRouter } from "./routers/resources.ts";
 import { sequenceDraftsRouter } from "./routers/sequence-drafts.ts";
+import { schedulesRouter } from "./routers/schedules.ts";
 import { sequencesRouter } from "./routers/sequences.ts";
 import { triggersRouter } from "./routers/triggers.ts";
 import { createCallerFactory, router } from "./trpc.ts";
@@ -24,6 +25,7 @@ export const appRouter = router({
   sequences: sequencesRouter,
   sequenceDrafts: sequenceDraftsRouter,
   triggers: triggersRouter,
+  schedules: schedulesRouter,
 });
 
 /**
@@ -41,6 +43,7 @@ export const memberRouter = router({
   sequences: sequencesRouter,
   sequenceDrafts: sequenceDraftsRouter,
   triggers: triggersRouter,
+  schedules: schedulesRouter,
 });
 
 export type AppRouter = typeof appRouter;

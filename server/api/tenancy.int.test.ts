@@ -28,7 +28,7 @@ import { asTenantId } from "../../engine/storage/index.ts";
 type Gate = "user" | "self" | "tenant" | "tenantAdmin" | "operator";
 
 /** The objects an input can name by id (or by a name scoped by the tenant: slug, handler). */
-type Kind = "instance" | "sequence" | "member" | "invitation" | "apiKey" | "trigger" | "handler" | "tenant";
+type Kind = "instance" | "sequence" | "member" | "invitation" | "apiKey" | "trigger" | "handler" | "tenant" | "cronSchedule";
 
 interface IdProbe {
   kind: Kind;
@@ -191,6 +191,14 @@ const CASES: Record<string, Case> = {
     }],
   },
   "triggers.remove": { gate: "tenantAdmin", ids: [{ kind: "trigger", input: (tenantId, slug) => ({ tenantId, slug }) }] },
+
+  // A filter by another tenant's sequence lists nothing, as a random one does.
+  "schedules.list": { gate: "tenant", input: tenantOnly, ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }] },
+  "schedules.create": { gate: "tenant", ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId, cronExpr: "0 0 * * *" }) }] },
+  "schedules.update": { gate: "tenant", ids: [{ kind: "cronSchedule", input: (tenantId, id) => ({ tenantId, id, enabled: false }) }] },
+  "schedules.remove": { gate: "tenant", ids: [{ kind: "cronSchedule", input: (tenantId, id) => ({ tenantId, id }) }] },
+  "schedules.nextFires": { gate: "tenant", ids: [{ kind: "cronSchedule", input: (tenantId, id) => ({ tenantId, id }) }] },
+  "schedules.preview": { gate: "tenant", input: (tenantId) => ({ tenantId, cronExpr: "0 0 9 * * MON-FRI", timezone: "America/New_York" }) },
 };
 
 // ------------------------------------------------------------------ fixtures
@@ -233,6 +241,13 @@ const MAKE: Record<Kind, (tenantId: string) => Promise<string>> = {
     return handler;
   },
   tenant: async (tenantId) => tenantId,
+  cronSchedule: async (tenantId) => {
+    const sequenceId = await insertSequence(db, tenantId, BLOCKS);
+    const schedule = await (await db.storage.tenant(tenantId)).insertCronSchedule({
+      namespace: "default", sequenceId, cronExpr: "0 0 * * *", timezone: "UTC", enabled: true, metadata: null, overlapPolicy: "allow", nextFireAt: null,
+    }, 1_000);
+    return schedule.id;
+  },
 };
 
 /** An id of the same form that names nothing. */
@@ -246,6 +261,7 @@ const RANDOM: Record<Kind, () => string> = {
   handler: () => `handler-${hex()}`,
   // The form makeTenant gives tenant ids.
   tenant: () => `t-${hex()}`,
+  cronSchedule: randomUUID,
 };
 
 beforeAll(async () => {
