@@ -115,6 +115,16 @@ export const LEDGER: readonly LedgerEntry[] = [
     default: "256 in all, 64 per tenant; over it a new instance stream is 503, a change stream 429", setting: "BULKHEAD_STREAMS(_PER_TENANT)", override: null,
     enforcedAt: "server/live/stream-slots.ts", test: "server/rest/changes.int.test.ts", enforced: true,
   },
+  {
+    id: "cron_schedules", resource: "cron schedules", boundary: "per tenant", default: "1,000 per tenant; one more is refused (409)",
+    setting: "BULKHEAD_CRON_SCHEDULES_PER_TENANT", override: null,
+    enforcedAt: "engine/storage/cron-schedules.ts", test: "server/rest/cron.int.test.ts", enforced: true,
+  },
+  {
+    id: "cron_fires", resource: "cron fires (the 1 s cron tick), per engine process", boundary: "per tenant",
+    default: "each due tenant's first schedule before anyone's second, at most 25 of a tenant per claim and 100 fires per tenant per tick",
+    setting: null, override: null, enforcedAt: "engine/scheduler/cron-tick.ts", test: "engine/scheduler/cron-tick.int.test.ts", enforced: true,
+  },
 ];
 
 /** The README's table of the ledger. */
