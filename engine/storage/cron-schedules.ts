@@ -196,6 +196,32 @@ export async function deleteCronSchedule(db: Queryable, tenantId: TenantId, id: 
   return (rowCount ?? 0) > 0;
 }
 
+/** A schedule's latest run, for the Schedules page. */
+export interface CronRun {
+  scheduleId: string;
+  instanceId: string;
+  state: string;
+  createdAt: Date;
+}
+
+/** The latest `perSchedule` instances each of the tenant's schedules `ids` created, newest first. */
+export async function latestCronRuns(db: Queryable, tenantId: TenantId, ids: readonly string[], perSchedule: number): Promise<CronRun[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ schedule_id: string; id: string; state: string; created_at: Date }>({
+    name: "latest_cron_runs",
+    text: `SELECT s.schedule_id, r.id, r.state, r.created_at
+             FROM unnest($2::text[]) AS s(schedule_id)
+             CROSS JOIN LATERAL (
+               SELECT id, state, created_at FROM task_instances
+                WHERE tenant_id = $1 AND metadata ? 'cron_schedule_id' AND metadata ->> 'cron_schedule_id' = s.schedule_id
+                ORDER BY created_at DESC, id DESC LIMIT $3
+             ) r
+            ORDER BY s.schedule_id, r.created_at DESC, r.id DESC`,
+    values: [tenantId, ids, perSchedule],
+  });
+  return rows.map((row) => ({ scheduleId: row.schedule_id, instanceId: row.id, state: row.state, createdAt: row.created_at }));
+}
+
 // ------------------------------------------------------------------ the tick's claim and fire
 
 export interface CronClaimOptions {

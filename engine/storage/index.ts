@@ -42,7 +42,10 @@ import { MoveStore } from "./move-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import {
-  countCronSchedules, deleteCronSchedule, getCronSchedule, insertCronSchedule, listCronSchedules, updateCronSchedule,
+  createCredential, deleteCredential, getCredential, listCredentials, resolveCredentials, updateCredential, type CredentialChange, type NewCredential,
+} from "./credentials.ts";
+import {
+  countCronSchedules, deleteCronSchedule, getCronSchedule, insertCronSchedule, latestCronRuns, listCronSchedules, updateCronSchedule,
   type CronSchedulePatch, type NewCronSchedule, type NextFire,
 } from "./cron-schedules.ts";
 import {
@@ -72,8 +75,11 @@ export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } 
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
 export {
+  CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type NewCredential, type OpenedCredential,
+} from "./credentials.ts";
+export {
   BUFFER_RETRY_MS, OVERLAP_POLICIES, cronScheduleNotFound, type CronClaimOptions, type CronFireResult, type CronSchedulePatch,
-  type CronScheduleRecord, type NewCronSchedule, type NextFire, type OverlapPolicy,
+  type CronRun, type CronScheduleRecord, type NewCronSchedule, type NextFire, type OverlapPolicy,
 } from "./cron-schedules.ts";
 export {
   FLEET_CLAIMED_PER_TENANT, WORKER_TASK_STATES, type FleetTask, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
@@ -473,6 +479,32 @@ export class TenantStore {
     return deleteTrigger(this.db, this.tenantId, slug);
   }
 
+  // ---------------------------------------------------------------- credentials (wire-format N)
+  listCredentials(limit: number) {
+    return listCredentials(this.db, this.tenantId, limit);
+  }
+
+  getCredential(id: string) {
+    return getCredential(this.db, this.tenantId, id);
+  }
+
+  createCredential(credential: NewCredential) {
+    return createCredential(this.db, this.tenantId, credential);
+  }
+
+  updateCredential(id: string, change: CredentialChange) {
+    return updateCredential(this.db, this.tenantId, id, change);
+  }
+
+  deleteCredential(id: string) {
+    return deleteCredential(this.db, this.tenantId, id);
+  }
+
+  /** Opened values, for the worker that holds a task's claim (its poll answer) and nobody else. */
+  resolveCredentials(ids: readonly string[]) {
+    return resolveCredentials(this.db, this.tenantId, ids);
+  }
+
   // ---------------------------------------------------------------- cron schedules (wire-format M)
   countCronSchedules() {
     return countCronSchedules(this.db, this.tenantId);
@@ -490,6 +522,11 @@ export class TenantStore {
 
   getCronSchedule(id: string) {
     return getCronSchedule(this.db, this.tenantId, id);
+  }
+
+  /** The latest `perSchedule` runs of each of these schedules, newest first. */
+  latestCronRuns(ids: readonly string[], perSchedule: number) {
+    return latestCronRuns(this.db, this.tenantId, ids, perSchedule);
   }
 
   /** next_fire_at recomputed from `now`; null when the tenant has no such schedule. */

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { isAppError, notFound } from "../../../engine/errors.ts";
 import { UUID_PATTERN } from "../../../engine/model.ts";
-import type { CronScheduleRecord } from "../../../engine/storage/index.ts";
+import type { CronRun, CronScheduleRecord } from "../../../engine/storage/index.ts";
 import {
   CRON_LIST, createCronSchedule, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
 } from "../../cron-schedules.ts";
@@ -16,8 +16,9 @@ const Id = z.string().regex(UUID_PATTERN).transform((id) => id.toLowerCase());
 const Expression = z.string().max(256);
 const Zone = z.string().max(64);
 const Count = z.int().min(1).max(NEXT_FIRES.max).default(NEXT_FIRES.default);
-/** The page shows this many fires per schedule. */
+/** The page shows this many fires per schedule, and this many of its latest runs. */
 const LISTED_FIRES = 5;
+const LISTED_RUNS = 3;
 
 /** REST's 404 names the schedule's id; here a missing schedule is NOT_FOUND like any missing object. */
 async function orMissing<T>(work: Promise<T>): Promise<T> {
@@ -28,7 +29,7 @@ async function orMissing<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-function summary(schedule: CronScheduleRecord, now: Date) {
+function summary(schedule: CronScheduleRecord, now: Date, runs: readonly CronRun[] = []) {
   let nextFires: string[] = [];
   try {
     nextFires = previewFires(schedule, LISTED_FIRES, now).map((date) => date.toISOString());
@@ -50,17 +51,19 @@ function summary(schedule: CronScheduleRecord, now: Date) {
     nextFireAt: schedule.nextFireAt?.toISOString() ?? null,
     createdAt: schedule.createdAt.toISOString(),
     nextFires,
+    latestRuns: runs.filter((run) => run.scheduleId === schedule.id).map((run) => ({ id: run.instanceId, state: run.state, createdAt: run.createdAt.toISOString() })),
   };
 }
 
 export type ScheduleSummary = ReturnType<typeof summary>;
 
 export const schedulesRouter = router({
-  /** The tenant's schedules, oldest first; with sequenceId, that sequence's only. */
+  /** The tenant's schedules, oldest first, each with its next fires and latest runs; with sequenceId, that sequence's only. */
   list: tenantProcedure.input(z.object({ sequenceId: Id.optional() })).query(async ({ ctx, input }) => {
     const now = new Date();
     const schedules = await ctx.store.listCronSchedules({ limit: CRON_LIST.max, sequenceId: input.sequenceId ?? null });
-    return schedules.map((schedule) => summary(schedule, now));
+    const runs = await ctx.store.latestCronRuns(schedules.map((schedule) => schedule.id), LISTED_RUNS);
+    return schedules.map((schedule) => summary(schedule, now, runs));
   }),
 
   create: tenantProcedure

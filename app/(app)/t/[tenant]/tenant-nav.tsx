@@ -7,6 +7,7 @@ export function TenantNav({ tenantId, isAdmin }: { tenantId: string; isAdmin: bo
     { href: `/t/${tenantId}`, label: "Overview" },
     { href: `/t/${tenantId}/sequences`, label: "Sequences" },
     { href: `/t/${tenantId}/instances`, label: "Instances" },
+    { href: `/t/${tenantId}/schedules`, label: "Schedules" },
     { href: `/t/${tenantId}/failed`, label: "Failed" },
     { href: `/t/${tenantId}/breakers`, label: "Breakers" },
     ...(isAdmin ? [{ href: `/t/${tenantId}/settings`, label: "Settings" }] : []),

@@ -7,6 +7,7 @@ import { signedInCaller } from "../../../../../../server/web/session.ts";
 import { Editor } from "../editor/editor";
 import type { SequenceDoc } from "../editor/model.ts";
 import { Versions } from "./versions";
+import { SequenceSchedules } from "../../schedules/sequence-schedules";
 
 type Params = Promise<{ tenant: string; id: string }>;
 
@@ -61,6 +62,7 @@ export default async function SequencePage({ params, searchParams }: { params: P
         savedVersion={savedVersion}
       />
       <Versions tenantId={tenant} sequenceId={sequence.id} />
+      <SequenceSchedules tenantId={tenant} sequenceId={sequence.id} />
     </main>
   );
 }
