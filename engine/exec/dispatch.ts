@@ -10,6 +10,7 @@ import type { Logger } from "../logger.ts";
 import type { TenantMetrics } from "../metrics/tenant-metrics.ts";
 import { inputProblem } from "../sequence/input-schema.ts";
 import type { HandlerCall, StepBlock, SubSequenceBlock } from "../sequence/schema.ts";
+import { CredentialError, resolveCredentialRefs, scrub, type ResolvedParams } from "../secrets/credential-refs.ts";
 import { resolveTemplates } from "../sequence/template.ts";
 import type { RunStore } from "../storage/index.ts";
 import type { BudgetedTenants } from "./budgeted-tenants.ts";
@@ -20,6 +21,14 @@ import { runPreflight } from "./preflight.ts";
 import type { RunState } from "./run-state.ts";
 import { inputGate } from "./tree/blocks/human-input.ts";
 import { scopeOf, type NodeState } from "./tree/state.ts";
+
+/** The outcome with the secrets put into its params taken out of what will be stored. */
+function scrubbed(outcome: HandlerOutcome, secrets: readonly string[]): HandlerOutcome {
+  if (secrets.length === 0) return outcome;
+  if (outcome.kind === "success") return { ...outcome, output: scrub(outcome.output, secrets) };
+  if (outcome.kind === "failure") return { ...outcome, message: scrub(outcome.message, secrets) };
+  return outcome;
+}
 
 /** Block id of the output an on_deadline_breach escalation records (B.1 hides `_sla:*` from `outputs`). */
 const SLA_OUTPUT_PREFIX = "_sla:";
@@ -82,6 +91,14 @@ export class Dispatcher {
     } catch (error) {
       return { kind: "failure", retryable: false, message: (error as Error).message, code: "template" };
     }
+    // Checked here for worker tasks too, which keep the references: their claimant gets the values.
+    let resolved: ResolvedParams;
+    try {
+      resolved = await resolveCredentialRefs(params, (ids) => store.resolveCredentials(ids));
+    } catch (error) {
+      if (error instanceof CredentialError) return { kind: "failure", retryable: false, message: error.message, code: "credentials" };
+      throw error;
+    }
     const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : (decision.handler ?? step.handler);
     const handler = this.deps.handlers.get(handlerName);
     // A cancelled step's handler stops like an interrupted one; its result is dropped.
@@ -94,9 +111,10 @@ export class Dispatcher {
         });
         return taskId ? { kind: "worker", taskId, handler: handlerName } : { kind: "interrupted", why: "lease_lost" };
       }
-      const input = { ...this.input(at, step, step.id, attempt, params), humanInput: state.input };
+      const input = { ...this.input(at, step, step.id, attempt, resolved.params), humanInput: state.input };
       const outcome = await invokeHandler(handler, input, { timeoutMs: step.timeout, interrupt });
-      return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: handlerName, outcome };
+      // A vendor that echoes a secret back must not get it stored in outputs or errors.
+      return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: handlerName, outcome: scrubbed(outcome, resolved.secrets) };
     });
   }
 

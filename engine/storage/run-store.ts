@@ -3,6 +3,7 @@
 // other instances only through this store, so another tenant's instance is simply not there.
 import type { Backend } from "./backends.ts";
 import type { TenantConnections } from "./connection-shares.ts";
+import { resolveCredentials } from "./credentials.ts";
 import { refundBudget, tryConsumeBudget } from "./budgets.ts";
 import { childOutcome, createChildInstance, findSubSequence, type ChildCreation, type ChildOutcome } from "./children.ts";
 import type { ClaimedInstance } from "./claim.ts";
@@ -39,6 +40,11 @@ export class RunStore {
 
   private get fence() {
     return { instanceId: this.instanceId, tenantId: this.tenantId, leaseEpoch: this.leaseEpoch };
+  }
+
+  /** The tenant's credentials of these ids, opened for a step's params (wire-format N). */
+  resolveCredentials(ids: readonly string[]) {
+    return resolveCredentials(this.db, this.tenantId, ids);
   }
 
   /** The latest output of each block (the scope of templates and conditions). */

@@ -30,6 +30,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "event_fan_out_minutes" },
   { name: "triggers" },
   { name: "cron_schedules" },
+  { name: "credentials" },
   { name: "circuit_breakers" },
   { name: "circuit_breaker_resets", generated: "id" },
   { name: "breaker_settings" },

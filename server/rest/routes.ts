@@ -22,9 +22,12 @@ import { streamInstance } from "./handlers/streams.ts";
 import { instanceAudit, listChanges, streamChanges } from "./handlers/changes.ts";
 import { cronCreateBody, cronMethodNotAllowed, cronNextFires, cronUpdateBody, createCron, deleteCron, getCron, listCron, updateCron } from "./handlers/cron.ts";
 import { cronScheduleNotFound } from "../../engine/storage/index.ts";
+import { credentialNotFound } from "../credentials.ts";
+import { createCredential, credentialCreateBody, credentialPatchBody, deleteCredential, getCredential, listCredentials, patchCredential } from "./handlers/credentials.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 const cronMissing = (params: Readonly<Record<string, string>>) => cronScheduleNotFound(params.id!);
+const credentialMissing = (params: Readonly<Record<string, string>>) => credentialNotFound(params.credential_id!);
 
 export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/health/live", access: "public", notFound: "route", handle: live }),
@@ -81,6 +84,15 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: getTrigger }),
   defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "tenant", notFound: "tenant", body: triggerBody, handle: putTrigger }),
   defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: deleteTrigger }),
+  // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.
+  defineRoute({ method: "POST", path: "/credentials", access: "tenant", notFound: "tenant", body: credentialCreateBody, handle: createCredential }),
+  defineRoute({ method: "GET", path: "/credentials", access: "tenant", notFound: "tenant", handle: listCredentials }),
+  defineRoute({ method: "GET", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: getCredential }),
+  defineRoute({
+    method: "PATCH", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, body: credentialPatchBody,
+    handle: patchCredential,
+  }),
+  defineRoute({ method: "DELETE", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: deleteCredential }),
   // Cron schedules (wire-format M). A schedule's 404 names it (`cron_schedule <id>`), for another tenant's too.
   defineRoute({ method: "POST", path: "/cron", access: "tenant", notFound: "sequence", body: cronCreateBody, handle: createCron }),
   defineRoute({ method: "GET", path: "/cron", access: "tenant", notFound: "tenant", handle: listCron }),

@@ -17,7 +17,7 @@ import { asTenantId } from "../../engine/storage/index.ts";
 async function snapshot() {
   const tables = [
     "task_instances", "signals", "worker_tasks", "worker_task_attempts", "sequences",
-    "triggers", "circuit_breakers", "circuit_breaker_resets", "breaker_settings", "audit_log", "cron_schedules",
+    "triggers", "circuit_breakers", "circuit_breaker_resets", "breaker_settings", "audit_log", "cron_schedules", "credentials",
   ];
   const counts: Record<string, unknown> = {};
   for (const table of tables) counts[table] = (await db.sql.query(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${table} t`)).rows[0].h;
@@ -38,7 +38,7 @@ async function rowsOf(tenantId: string) {
 
 type IdKind = "sequence" | "instance" | "worker task" | "cron schedule";
 /** A tenant's objects, by what fills a path parameter: `{id}` by its kind, `{slug}`, `{handler}`, `{tenant_id}`, `{block_id}`. */
-type Objects = Record<IdKind | "slug" | "handler" | "tenant_id" | "block_id" | "sequence name", string>;
+type Objects = Record<IdKind | "slug" | "handler" | "tenant_id" | "block_id" | "credential_id" | "sequence name", string>;
 
 let second: TestDatabase;
 let db: TestDatabase;
@@ -51,6 +51,7 @@ const hex = () => randomBytes(4).toString("hex");
 const random = (): Objects => ({
   sequence: randomUUID(), instance: randomUUID(), "worker task": randomUUID(), "cron schedule": randomUUID(),
   slug: `slug-${hex()}`, handler: `handler-${hex()}`, tenant_id: `t-${hex()}`, block_id: `block-${hex()}`, "sequence name": `seq-${hex()}`,
+  credential_id: `cred-${hex()}`,
 });
 
 beforeAll(async () => {
@@ -79,6 +80,7 @@ beforeAll(async () => {
     }))!;
     mine.slug = await newTrigger(tenant, mine["sequence name"]);
     mine["cron schedule"] = await newCronSchedule(tenant, mine.sequence);
+    mine.credential_id = await newCredential(tenant);
     mine.handler = await openBreaker(tenant.id);
   }
 });
@@ -89,6 +91,14 @@ async function newTrigger(tenant: { key: string }, sequenceName: string): Promis
   const put = await call(db, "PUT", `/triggers/${slug}`, { key: tenant.key, body: { sequence_name: sequenceName } });
   expect(put.status).toBe(201);
   return slug;
+}
+
+/** A new credential of the tenant's, through the API; its id. */
+async function newCredential(tenant: { key: string }): Promise<string> {
+  const id = random().credential_id;
+  const made = await call(db, "POST", "/credentials", { key: tenant.key, body: { id, name: "Vendor", value: "s3cret" } });
+  expect(made.status).toBe(201);
+  return id;
 }
 
 /** A new cron schedule of the tenant's, through the API; its id. */
@@ -186,6 +196,11 @@ const CASES: Record<string, RouteCase> = {
   "PATCH /cron/{id}": { id: "cron schedule", namesId: true },
   // Last of the routes naming a schedule: it deletes the caller's own.
   "DELETE /cron/{id}": { id: "cron schedule", namesId: true },
+  "POST /credentials": { body: (tenantId) => ({ tenant_id: tenantId, id: random().credential_id, name: "n", value: "v" }) },
+  "GET /credentials/{credential_id}": { namesId: true },
+  "PATCH /credentials/{credential_id}": { namesId: true, body: () => ({ description: "changed" }) },
+  // Last of the routes naming a credential: it deletes the caller's own.
+  "DELETE /credentials/{credential_id}": { namesId: true },
 };
 
 const PARAMETER = /\{([a-z_]+)\}/g;
@@ -218,17 +233,20 @@ function bodyNamesTenant(route: Route): boolean {
 const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
 const swapped = (reply: Reply, slug: string) => ({ ...reply, text: reply.text.replaceAll(slug, "<slug>").replace(ISO_TIME, "<time>") });
 
+/** The route's path parameters filled from `values`, as the dispatcher decodes them. */
+const paramsOf = (route: Route, values: Objects) =>
+  Object.fromEntries(parameters(route).map((param) => [param, param === "id" ? values[CASES[name(route)]!.id!] : values[param as keyof Objects]]));
+
 /** The reply with the ids of `values` the route names swapped for a placeholder, for a route whose 404 names them (namesId). */
 function withoutIds(route: Route, reply: Reply, ...values: Objects[]): Reply {
   const c = CASES[name(route)];
   if (!c?.namesId) return reply;
-  return { ...reply, text: values.reduce((text, v) => text.replaceAll(v[c.id!], "<id>"), reply.text) };
+  return { ...reply, text: values.reduce((text, v) => Object.values(paramsOf(route, v)).reduce((out, id) => out.replaceAll(id, "<id>"), text), reply.text) };
 }
 
 /** The body of the route's 404 for a path filled from `values`. */
 function notFoundBody(route: Route, values: Objects) {
-  const kind = CASES[name(route)]?.id;
-  return { error: route.missing ? `not found: ${route.missing({ id: values[kind!] }).message}` : `not found: ${route.notFound} not found` };
+  return { error: route.missing ? `not found: ${route.missing(paramsOf(route, values)).message}` : `not found: ${route.notFound} not found` };
 }
 
 describe("the route matrix", () => {
@@ -240,7 +258,7 @@ describe("the route matrix", () => {
     expect(gone, "CASES entries of routes that no longer exist").toEqual([]);
     for (const route of parameterised) {
       expect(route.access, name(route)).toBe("tenant");
-      for (const param of parameters(route)) expect(["id", "slug", "handler", "tenant_id", "block_id"], `${name(route)}: {${param}}`).toContain(param);
+      for (const param of parameters(route)) expect(["id", "slug", "handler", "tenant_id", "block_id", "credential_id"], `${name(route)}: {${param}}`).toContain(param);
       if (route.path.includes("{id}")) expect(CASES[name(route)]!.id, name(route)).toBe(route.notFound);
     }
     for (const route of tenantRoutes) if (route.body) expect(CASES[name(route)]?.body, name(route)).toBeDefined();

@@ -6,6 +6,7 @@
 // exactly as for a tenant key. Every other worker route needs a tenant named.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { CredentialError, resolveCredentialRefs } from "../../../engine/secrets/credential-refs.ts";
 import { checkSize, jsonSize, SIZE_LIMITS } from "../../../engine/size-limits.ts";
 import {
   WORKER_TASK_STATES, type ReportOutcome, type TenantStore, type WorkerTaskFilter, type WorkerTaskState,
@@ -82,11 +83,30 @@ export const heartbeatBody = bodyOf(HeartbeatRequest);
 async function poll(context: RestContext<PollRequest>, queueName: string | null): Promise<Response> {
   const { handler_name, worker_id, limit } = context.body;
   const request = { handlerName: handler_name, queueName, workerId: worker_id, limit };
-  if (context.store) return json(200, (await context.store.pollWorkerTasks(request)).map(wireWorkerTask));
+  if (context.store) {
+    const store = context.store;
+    const tasks = await context.store.pollWorkerTasks(request);
+    return json(200, await Promise.all(tasks.map(async (task) => wireWorkerTask(await withCredentials(store, task)))));
+  }
   // An operator key that named no tenant: the fleet.
-  const { tasks, failed } = await context.services.storage.pollWorkerTasksOfEveryTenant(request);
+  const { storage } = context.services;
+  const { tasks, failed } = await storage.pollWorkerTasksOfEveryTenant(request);
   for (const { backendId, error } of failed) context.log.warn({ err: error, backend: backendId }, "fleet poll: backend left out");
-  return json(200, tasks.map(wireFleetTask));
+  return json(200, await Promise.all(tasks.map(async (task) => wireFleetTask(await withCredentials(await storage.tenant(task.tenantId), task)))));
+}
+
+/**
+ * The task as its claimant gets it: `credentials://` references in its params resolved (N).
+ * Stored, listed and shown elsewhere, the params keep the references. A reference that no
+ * longer resolves (the credential deleted or disabled since dispatch) is handed over as it is.
+ */
+async function withCredentials<T extends { params: unknown }>(store: TenantStore, task: T): Promise<T> {
+  try {
+    return { ...task, params: (await resolveCredentialRefs(task.params, (ids) => store.resolveCredentials(ids))).params };
+  } catch (error) {
+    if (error instanceof CredentialError) return task;
+    throw error;
+  }
 }
 
 export function pollTasks(context: RestContext<PollRequest>): Promise<Response> {
