@@ -12,7 +12,7 @@ async function logStep(page: Page, slot: string, message: string) {
   await page.getByRole("button", { name: "Add step" }).click();
   await inspector(page).getByLabel("Handler", { exact: true }).fill("log");
   // log is built in: its params have a form (message as text).
-  await inspector(page).getByRole("group", { name: "params" }).getByRole("combobox", { name: "message" }).fill(message);
+  await inspector(page).getByRole("group", { name: "params" }).getByRole("combobox", { name: "message", exact: true }).fill(message);
 }
 
 test("a member builds a parallel of two log steps and a router in the editor, saves, runs it and sees it complete", async ({ page, request }) => {

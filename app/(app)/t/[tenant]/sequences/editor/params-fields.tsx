@@ -78,7 +78,7 @@ export function ParamsFields({ block, context, onChange }: { block: JsonBlock; c
             templated
             hints={context.hints}
             describedBy={`${id}-params-hint`}
-            optional
+            defaultKind="object"
           />
           <details className="seq-raw">
             <summary>params as JSON</summary>

@@ -220,7 +220,7 @@ function Control({ id, name, spec, value, onChange, context, describedBy, option
     case "record":
       return <RecordControl name={name} spec={spec.values} value={value} onChange={onChange} context={context} />;
     default:
-      return <ValueControl id={id} name={name} value={value} onChange={onChange} templated={context.templated} hints={context.hints} describedBy={describedBy} optional={optional} />;
+      return <ValueControl id={id} name={name} value={value} onChange={onChange} templated={context.templated} hints={context.hints} describedBy={describedBy} />;
   }
 }
 

@@ -16,31 +16,26 @@ export interface ValueControlProps {
   templated?: boolean;
   hints: TemplateHints;
   describedBy?: string;
-  /** The value may be left out: "(none)" is one of the kinds. */
-  optional?: boolean;
+  /** How a value not given yet is shown, ready to be filled in (text unless said). */
+  defaultKind?: ValueKind;
 }
 
 type Json = Record<string, unknown>;
 
 export function ValueControl(props: ValueControlProps) {
-  const { id, name, value, onChange, optional } = props;
-  const kind = value === undefined ? null : kindOf(value);
+  const { name, value, onChange, defaultKind = "text" } = props;
+  // A value not given yet is shown as the common case, so that it takes one entry, not two.
+  const kind = value === undefined ? defaultKind : kindOf(value);
   return (
     <div className="seq-value">
-      <select
-        className="select seq-value-kind"
-        aria-label={`${name}: kind`}
-        value={kind ?? ""}
-        onChange={(e) => onChange(e.target.value === "" ? undefined : convert(value, e.target.value as ValueKind))}
-      >
-        {(optional || kind === null) && <option value="">(none)</option>}
+      <select className="select seq-value-kind" aria-label={`${name}: kind`} value={kind} onChange={(e) => onChange(convert(value, e.target.value as ValueKind))}>
         {VALUE_KINDS.map((option) => (
           <option key={option} value={option}>
             {KIND_LABELS[option]}
           </option>
         ))}
       </select>
-      {kind !== null && <ValueBody {...props} id={id} kind={kind} />}
+      <ValueBody {...props} value={value ?? convert(undefined, kind)} kind={kind} />
     </div>
   );
 }
@@ -82,14 +77,14 @@ function ValueBody({ id, name, value, onChange, templated, hints, describedBy, k
       return (
         <div className="seq-list">
           {entries.map(([key, item], index) => (
-            <div key={index} className="seq-list-item">
-              <input className="input seq-key" aria-label={`${name} name ${index + 1}`} value={key} onChange={(e) => onChange(renameKey(object, key, e.target.value))} />
-              <div className="seq-list-body">
-                <ValueControl id={`${id}-${index}`} name={`${name}.${key}`} value={item} onChange={(next) => onChange({ ...object, [key]: next ?? null })} templated={templated} hints={hints} />
-              </div>
+            <div key={index} className="seq-value-entry">
+              <input className="input" aria-label={`${name} name ${index + 1}`} value={key} onChange={(e) => onChange(renameKey(object, key, e.target.value))} />
               <button type="button" className="btn btn-small" aria-label={`Remove ${name}.${key}`} onClick={() => onChange(Object.fromEntries(entries.filter((_, at) => at !== index)))}>
                 Remove
               </button>
+              <div className="seq-value-body">
+                <ValueControl id={`${id}-${index}`} name={`${name}.${key}`} value={item} onChange={(next) => onChange({ ...object, [key]: next ?? null })} templated={templated} hints={hints} />
+              </div>
             </div>
           ))}
           <button type="button" className="btn btn-small" onClick={() => onChange({ ...object, [freshKey(object)]: "" })}>
@@ -103,9 +98,12 @@ function ValueBody({ id, name, value, onChange, templated, hints, describedBy, k
       return (
         <div className="seq-list">
           {items.map((item, index) => (
-            <div key={index} className="seq-list-item">
-              <span className="muted">{index + 1}.</span>
-              <div className="seq-list-body">
+            <div key={index} className="seq-value-entry">
+              <span className="muted">{`${name}[${index}]`}</span>
+              <button type="button" className="btn btn-small" aria-label={`Remove ${name}[${index}]`} onClick={() => onChange(items.filter((_, at) => at !== index))}>
+                Remove
+              </button>
+              <div className="seq-value-body">
                 <ValueControl
                   id={`${id}-${index}`}
                   name={`${name}[${index}]`}
@@ -115,9 +113,6 @@ function ValueBody({ id, name, value, onChange, templated, hints, describedBy, k
                   hints={hints}
                 />
               </div>
-              <button type="button" className="btn btn-small" aria-label={`Remove ${name}[${index}]`} onClick={() => onChange(items.filter((_, at) => at !== index))}>
-                Remove
-              </button>
             </div>
           ))}
           <button type="button" className="btn btn-small" onClick={() => onChange([...items, ""])}>

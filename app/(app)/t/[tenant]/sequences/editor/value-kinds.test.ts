@@ -13,7 +13,7 @@ describe("JSON values as controls", () => {
     expect(convert(42, "text")).toBe("42");
     expect(convert({ a: 1 }, "text")).toBe("");
     expect(convert("true", "boolean")).toBe(true);
-    expect(convert("a", "list")).toEqual(["a"]);
+    expect(convert("", "list")).toEqual([]);
     expect(convert(undefined, "list")).toEqual([]);
     expect(convert([1], "object")).toEqual({});
     const same = { a: 1 };

@@ -33,7 +33,7 @@ export function convert(value: unknown, kind: ValueKind): unknown {
     case "object":
       return {};
     case "list":
-      return value === undefined || value === null ? [] : [value];
+      return [];
   }
 }
 
