@@ -5,6 +5,7 @@ import { loadConfig } from "./config.ts";
 import { createBuiltInHandlers } from "./handlers/registry.ts";
 import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
+import { keyringFromEnv } from "./secrets/sealed-text.ts";
 import { MoveRunner } from "./moves/move-runner.ts";
 import { TenantView } from "./scheduler/tenant-view.ts";
 import { Scheduler, stepSlots } from "./scheduler/scheduler.ts";
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     ...backendOptions(config), poolSize, onConnectionWait: (tenantId) => waited(tenantId, "db_connections"),
   }));
   const ownerId = `${os.hostname()}:${process.pid}`;
+  // A malformed key stops the engine here rather than at the first credential it opens.
+  if (!keyringFromEnv().primary) log.warn("BULKHEAD_ENCRYPTION_KEY is not set: credentials are stored in plaintext");
 
   // One copy of the placements (and the operators' per-tenant limits) for every scheduler: each
   // claims only its backend's tenants.

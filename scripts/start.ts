@@ -16,15 +16,15 @@ const say = (line: string) => console.log(`[bulkhead] ${line}`);
 const bin = (name: string) => path.join(PROJECT_ROOT, "node_modules", ".bin", name);
 const port = Number(process.env.PORT ?? 3000);
 
-/** AUTH_SECRET from the environment, else one generated on first start and kept in .data. */
-function authSecret(): string {
-  if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET;
-  const file = path.join(DATA_DIR, "auth-secret");
-  if (!fs.existsSync(file)) {
+/** A secret from the environment, else one generated on first start and kept in .data. */
+function keptSecret(name: string, file: string, make: () => string): string {
+  if (process.env[name]) return process.env[name];
+  const kept = path.join(DATA_DIR, file);
+  if (!fs.existsSync(kept)) {
     fs.mkdirSync(DATA_DIR, { recursive: true });
-    fs.writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+    fs.writeFileSync(kept, make(), { mode: 0o600 });
   }
-  return fs.readFileSync(file, "utf8").trim();
+  return fs.readFileSync(kept, "utf8").trim();
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -57,7 +57,9 @@ const env: NodeJS.ProcessEnv = {
   ...process.env,
   DATABASE_URL: db.url,
   BULKHEAD_BACKENDS: db.backends,
-  AUTH_SECRET: authSecret(),
+  AUTH_SECRET: keptSecret("AUTH_SECRET", "auth-secret", () => randomBytes(32).toString("base64url")),
+  // Seals credentials at rest (engine/secrets/sealed-text.ts); losing the file loses them.
+  BULKHEAD_ENCRYPTION_KEY: keptSecret("BULKHEAD_ENCRYPTION_KEY", "encryption-key", () => randomBytes(32).toString("hex")),
   NEXT_TELEMETRY_DISABLED: "1",
   PORT: String(port),
 };

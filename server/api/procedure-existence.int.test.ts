@@ -74,9 +74,9 @@ describe("operator procedures", () => {
 });
 
 describe("tenant-admin procedures", () => {
-  it("are the members, API key, trigger, breaker-settings and instance bulk-action procedures", () => {
+  it("are the members, API key, trigger, credential, breaker-settings and instance bulk-action procedures", () => {
     expect(ADMIN_ONLY.length).toBeGreaterThanOrEqual(10);
-    expect(ADMIN_ONLY.filter((path) => !/^(members|apiKeys|triggers|breakers|instances)\./.test(path))).toEqual([]);
+    expect(ADMIN_ONLY.filter((path) => !/^(members|apiKeys|triggers|credentials|breakers|instances)\./.test(path))).toEqual([]);
     expect(ADMIN_ONLY.filter((path) => path.startsWith("instances.")).sort()).toEqual(
       ["instances.batchAction", "instances.bulkReschedule", "instances.bulkSetState", "instances.resumeFrom", "instances.retry"],
     );

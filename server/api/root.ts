@@ -11,6 +11,7 @@ import { sequenceDraftsRouter } from "./routers/sequence-drafts.ts";
 import { schedulesRouter } from "./routers/schedules.ts";
 import { sequencesRouter } from "./routers/sequences.ts";
 import { triggersRouter } from "./routers/triggers.ts";
+import { credentialsRouter } from "./routers/credentials.ts";
 import { createCallerFactory, router } from "./trpc.ts";
 
 export const appRouter = router({
@@ -26,6 +27,7 @@ export const appRouter = router({
   sequenceDrafts: sequenceDraftsRouter,
   triggers: triggersRouter,
   schedules: schedulesRouter,
+  credentials: credentialsRouter,
 });
 
 /**
@@ -44,6 +46,7 @@ export const memberRouter = router({
   sequenceDrafts: sequenceDraftsRouter,
   triggers: triggersRouter,
   schedules: schedulesRouter,
+  credentials: credentialsRouter,
 });
 
 export type AppRouter = typeof appRouter;

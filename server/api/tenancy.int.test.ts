@@ -28,7 +28,7 @@ import { asTenantId } from "../../engine/storage/index.ts";
 type Gate = "user" | "self" | "tenant" | "tenantAdmin" | "operator";
 
 /** The objects an input can name by id (or by a name scoped by the tenant: slug, handler). */
-type Kind = "instance" | "sequence" | "member" | "invitation" | "apiKey" | "trigger" | "handler" | "tenant" | "cronSchedule";
+type Kind = "instance" | "sequence" | "member" | "invitation" | "apiKey" | "trigger" | "handler" | "tenant" | "cronSchedule" | "credential";
 
 interface IdProbe {
   kind: Kind;
@@ -198,6 +198,14 @@ const CASES: Record<string, Case> = {
   "schedules.update": { gate: "tenant", ids: [{ kind: "cronSchedule", input: (tenantId, id) => ({ tenantId, id, enabled: false }) }] },
   "schedules.remove": { gate: "tenant", ids: [{ kind: "cronSchedule", input: (tenantId, id) => ({ tenantId, id }) }] },
   "schedules.nextFires": { gate: "tenant", ids: [{ kind: "cronSchedule", input: (tenantId, id) => ({ tenantId, id }) }] },
+  "credentials.list": { gate: "tenantAdmin", input: tenantOnly },
+  // Any free id becomes one of the caller's credentials: another tenant's id is free too (ids are per tenant).
+  "credentials.create": {
+    gate: "tenantAdmin",
+    ids: [{ kind: "credential", input: (tenantId, id) => ({ tenantId, credential: { id, name: "Vendor", value: "v" } }), echoes: "id and timestamps" }],
+  },
+  "credentials.update": { gate: "tenantAdmin", ids: [{ kind: "credential", input: (tenantId, id) => ({ tenantId, id, patch: { description: "changed" } }) }] },
+  "credentials.remove": { gate: "tenantAdmin", ids: [{ kind: "credential", input: (tenantId, id) => ({ tenantId, id }) }] },
   "schedules.preview": { gate: "tenant", input: (tenantId) => ({ tenantId, cronExpr: "0 0 9 * * MON-FRI", timezone: "America/New_York" }) },
 };
 
@@ -241,6 +249,13 @@ const MAKE: Record<Kind, (tenantId: string) => Promise<string>> = {
     return handler;
   },
   tenant: async (tenantId) => tenantId,
+  credential: async (tenantId) => {
+    const id = RANDOM.credential();
+    await (await db.storage.tenant(tenantId)).createCredential({
+      id, name: "Vendor", kind: "api_key", value: "s3cret", expiresAt: null, refreshUrl: null, refreshToken: null, description: null,
+    });
+    return id;
+  },
   cronSchedule: async (tenantId) => {
     const sequenceId = await insertSequence(db, tenantId, BLOCKS);
     const schedule = await (await db.storage.tenant(tenantId)).insertCronSchedule({
@@ -262,6 +277,7 @@ const RANDOM: Record<Kind, () => string> = {
   // The form makeTenant gives tenant ids.
   tenant: () => `t-${hex()}`,
   cronSchedule: randomUUID,
+  credential: () => `cred-${hex()}`,
 };
 
 beforeAll(async () => {

@@ -98,7 +98,7 @@ export type TenantReads = Pick<
   | "listWorkerTasks" | "workerTaskStats" | "listWorkerTaskAttempts" | "getExecutionTreeSource"
   | "listInstancesPage" | "getInstanceDetail" | "instanceThroughput" | "listRecentFailures"
   | "listOpenBreakers" | "listBreakerResets" | "listBreakerSettings" | "listTriggers" | "getTrigger"
-  | "listDeadLetters" | "listFailureGroups" | "listCronSchedules" | "getCronSchedule" | "latestCronRuns"
+  | "listDeadLetters" | "listFailureGroups" | "listCronSchedules" | "getCronSchedule" | "latestCronRuns" | "listCredentials"
 >;
 
 /** What a procedure acting on one tenant finds on ctx: its store, routed once per call. */

@@ -29,6 +29,9 @@ afterAll(async () => {
   else process.env.BULKHEAD_ENCRYPTION_KEY = keyBefore;
 });
 
+const ids = (reply: Reply) => (reply.json() as { id: string }[]).map((c) => c.id);
+const tasks = (reply: Reply) => reply.json() as { id: string; params: unknown }[];
+
 /** Every answer is kept: none may carry a secret. */
 async function send(method: string, path: string, body?: unknown, key = tenant.key, headers?: Record<string, string>) {
   const reply = await call(db, method, path, { key, body, headers });
@@ -71,8 +74,8 @@ describe("/credentials", () => {
 
   it("lists by id, gets, patches (null and absent leave a field alone) and deletes", async () => {
     await send("POST", "/credentials", { id: "a-first", name: "A", value: "v" });
-    expect((await send("GET", "/credentials")).json().map((c: { id: string }) => c.id)).toEqual(["a-first", "crm", "stripe.live"]);
-    expect((await send("GET", "/credentials?limit=1")).json()).toHaveLength(1);
+    expect(ids(await send("GET", "/credentials"))).toEqual(["a-first", "crm", "stripe.live"]);
+    expect(ids(await send("GET", "/credentials?limit=1"))).toHaveLength(1);
     const patched = await send("PATCH", "/credentials/stripe.live", { name: "Stripe (live)", enabled: false, description: null, value: `{"token":"${SECRET}-2"}` });
     expect(patched.status).toBe(200);
     expect(patched.json()).toMatchObject({ name: "Stripe (live)", enabled: false, kind: "api_key" });
@@ -96,16 +99,16 @@ describe("/credentials", () => {
     const without = await send("GET", "/credentials", undefined, opKey);
     expect({ status: without.status, text: without.text }).toEqual({ status: 400, text: '{"error":"invalid argument: X-Tenant-Id header is required"}' });
     const listed = await send("GET", "/credentials", undefined, opKey, { "x-tenant-id": tenant.id });
-    expect(listed.json().map((c: { id: string }) => c.id)).toEqual(["crm", "stripe.live"]);
+    expect(ids(listed)).toEqual(["crm", "stripe.live"]);
   });
 
   it("a worker task lists its reference; the poll that claims it gets the value", async () => {
     await send("PATCH", "/credentials/stripe.live", { enabled: true });
     const { taskId } = await parkOnWorkerTask(db, tenant.id, "charge", { params: { key: "credentials://stripe.live/token", amount: 5 } });
     const listed = await send("GET", "/workers/tasks?handler_name=charge");
-    expect(listed.json().find((t: { id: string }) => t.id === taskId).params).toEqual({ key: "credentials://stripe.live/token", amount: 5 });
+    expect(tasks(listed).find((t) => t.id === taskId)!.params).toEqual({ key: "credentials://stripe.live/token", amount: 5 });
     const polled = await call(db, "POST", "/workers/tasks/poll", { key: tenant.key, body: { handler_name: "charge", worker_id: "w1" } });
-    expect(polled.json().find((t: { id: string }) => t.id === taskId).params).toEqual({ key: `${SECRET}-2`, amount: 5 });
+    expect(tasks(polled).find((t) => t.id === taskId)!.params).toEqual({ key: `${SECRET}-2`, amount: 5 });
     const after = await send("GET", "/workers/tasks?handler_name=charge");
     expect(JSON.stringify(after.json())).not.toContain(SECRET);
   });
