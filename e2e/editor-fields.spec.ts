@@ -48,6 +48,9 @@ test("output_schema, saga steps, input_schema, sla, interceptors and on_failure 
   await panel.getByRole("textbox", { name: "Step 1 id" }).fill("reserve");
   await panel.getByRole("combobox", { name: "Step 1 compensation" }).selectOption("step");
   await outline(page).getByRole("button", { name: "step step_2 · step reserve action" }).click();
+  // A saga's action is not in a list: the palette adds after its saga, and deleting it deletes its saga step.
+  await expect(page.getByText("Adds after saga_1.")).toBeVisible();
+  await expect(panel.getByRole("button", { name: "Delete saga step" })).toBeVisible();
   await panel.getByLabel("Handler", { exact: true }).fill("log");
   await page.locator('.seq-canvas [data-block-id="step_3"]').click();
   await expect(panel.getByRole("heading", { level: 3 })).toHaveText("step step_3");

@@ -22,7 +22,7 @@ import { useDraft } from "./use-draft.ts";
 import { useUnsavedGuard } from "./unsaved-guard.ts";
 import { templateHints } from "./template-hints.ts";
 import {
-  addBlock, addBranch, allBlocks, BLOCK_TYPES, blockPathOf, commit, getAt, indentBlock, isBlock, isSagaPart, moveAfter, moveBlock, moveBlockTo,
+  addBlock, addBranch, allBlocks, BLOCK_TYPES, blockPathOf, commit, getAt, indentBlock, isBlock, isSagaPart, listedPath, moveAfter, moveBlock, moveBlockTo,
   outdentBlock, pathKey, redo, removeBlock, removeBranch, samePath, slotsOf, startHistory, TREES, undo, updateBlock, updateSequence,
   type History, type JsonBlock, type Path, type SequenceDoc, type Tree,
 } from "./model.ts";
@@ -212,7 +212,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
   };
   const afterBlock = selection?.kind === "after" ? getAt(doc, selection.path) : undefined;
   const whereLabel = selectedPath
-    ? `after ${String((selectedBlock as JsonBlock).id)}`
+    ? `after ${String((getAt(doc, listedPath(selectedPath)) as JsonBlock).id)}`
     : isBlock(afterBlock)
       ? `after ${afterBlock.id}`
       : selection?.kind === "slot"
@@ -434,7 +434,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
                     </>
                   )}
                   <button type="button" className="btn btn-small btn-danger" onClick={() => remove(selectedPath)} aria-keyshortcuts="Delete">
-                    Delete block
+                    {deleteLabel(selectedPath)}
                   </button>
                 </div>
                 <Inspector
@@ -475,6 +475,12 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
       </section>
     </div>
   );
+}
+
+/** What Delete removes: the block, or for a saga's action its whole saga step. */
+function deleteLabel(path: Path): string {
+  if (!isSagaPart(path)) return "Delete block";
+  return path[path.length - 1] === "action" ? "Delete saga step" : "Delete compensation";
 }
 
 function toSendVersion(doc: SequenceDoc, stored: NonNullable<EditorProps["stored"]>, next: number | null) {

@@ -274,6 +274,13 @@ describe("saga steps", () => {
     expect(getAt(removeSagaStep(doc, ["blocks", 0], 1), ["blocks", 0, "steps"])).toHaveLength(1);
   });
 
+  it("adds a block picked while a saga part is selected after the saga", () => {
+    const doc = base([{ type: "saga", id: "s", steps: [{ id: "one", action: step("x"), compensation: step("y") }] }, step("z")]);
+    const added = addBlock(doc, "step", { after: ["blocks", 0, "steps", 0, "compensation"] });
+    expect(added.path).toEqual(["blocks", 1]);
+    expect(ids(added.doc)).toEqual(["s", "x", "y", "step_1", "z"]);
+  });
+
   it("moves nothing that is a saga part", () => {
     const doc = base([{ type: "saga", id: "s", steps: [{ id: "one", action: step("x") }] }]);
     for (const op of [(d: SequenceDoc, p: Path) => moveBlock(d, p, 1), indentBlock, outdentBlock]) {

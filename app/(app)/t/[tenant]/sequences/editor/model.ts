@@ -170,12 +170,12 @@ export function insertBlock(doc: SequenceDoc, list: Path, block: JsonBlock, inde
   return setAt(doc, list, blocks);
 }
 
-/** Adds a new block of `type` after the block at `after`, or into the list `into` at `index` (default: the end). */
+/** Adds a new block of `type` after the block at `after` (after its saga, for a saga part), or into the list `into` at `index` (default: the end). */
 export function addBlock(doc: SequenceDoc, type: string, where: { after: Path } | { into: Path; index?: number }): { doc: SequenceDoc; path: Path } {
   const block = newBlock(type, uniqueId(doc, type));
   if ("after" in where) {
-    const { list, index } = splitBlockPath(where.after);
-    return { doc: insertBlock(doc, list, block, index + 1), path: [...list, index + 1] };
+    const { list, index } = placeAfter(where.after);
+    return { doc: insertBlock(doc, list, block, index), path: [...list, index] };
   }
   const length = listAt(doc, where.into).length;
   const index = Math.min(Math.max(where.index ?? length, 0), length);
