@@ -52,7 +52,7 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
   });
 
   await test.step("set the claim cap and the in-flight limit: saved across a reload", async () => {
-    const caps = page.getByRole("form", { name: "Claim cap, in-flight limit, step limit, outbound requests per host and API requests per second", exact: true });
+    const caps = page.getByRole("form", { name: "Claim cap, in-flight limit, step limit, outbound requests per host, API requests per second and cron schedules", exact: true });
     const claimCap = caps.getByRole("spinbutton", { name: "Claim cap", exact: true });
     const inFlight = caps.getByRole("spinbutton", { name: "In-flight limit", exact: true });
     // Empty: the engine defaults, said in the placeholders.
@@ -62,7 +62,7 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
     await claimCap.fill("3");
     await inFlight.fill("5");
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Saved: claim cap 3, in-flight limit 5, step limit the default (32), outbound requests per host the default (16), API rate the default (50/s)." })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: "Saved: claim cap 3, in-flight limit 5, step limit the default (32), outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000)." })).toBeVisible();
 
     await page.reload();
     await expect(page.getByRole("spinbutton", { name: "Claim cap", exact: true })).toHaveValue("3");
@@ -117,7 +117,7 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
       await expect(row.getByRole("cell").nth(2)).toHaveText(slug);
     }
     await expect(log.getByRole("row")).toHaveCount(7); // the header and the six entries
-    await expect(rowOf(page, "Audit log", "limits.set")).toContainText('{"claim_cap":3,"max_steps":null,"max_concurrency":5,"api_rate_per_sec":null,"outbound_per_host":null}');
+    await expect(rowOf(page, "Audit log", "limits.set")).toContainText('{"claim_cap":3,"max_steps":null,"cron_schedules":null,"max_concurrency":5,"api_rate_per_sec":null,"outbound_per_host":null}');
 
     // The action filter matches prefixes, the actor filter parts of the actor.
     // (An input with suggestions is a combobox.)

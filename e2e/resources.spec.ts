@@ -28,7 +28,7 @@ const BRANCHES = 40;
 const LOW_LIMIT = 4;
 const RAISED_LIMIT = 12;
 /** The tenant page's form of the claim cap and the other limits saved with it. */
-const LIMITS_FORM = "Claim cap, in-flight limit, step limit, outbound requests per host and API requests per second";
+const LIMITS_FORM = "Claim cap, in-flight limit, step limit, outbound requests per host, API requests per second and cron schedules";
 
 // ------------------------------------------------------------------------------- the vendor
 
@@ -146,7 +146,7 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     await caps.getByRole("spinbutton", { name: "In-flight limit", exact: true }).fill("10");
     await caps.getByRole("spinbutton", { name: "Step limit", exact: true }).fill(String(LOW_LIMIT));
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
-    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s).`);
+    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000).`);
     // Engines read tenant limits every 500 ms.
     await page.waitForTimeout(1_500);
   });
@@ -189,8 +189,8 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     // Audited like the tenant page's change, the claim cap and in-flight limit kept as they were.
     const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
     expect(audit.rows).toEqual([
-      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT, outbound_per_host: null, api_rate_per_sec: null } },
-      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT, outbound_per_host: null, api_rate_per_sec: null } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null } },
     ]);
   });
 
@@ -265,11 +265,11 @@ test("an operator sets a tenant's API rate to 1/s and its outbound limit to 1 on
     await apiRate.fill("1");
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
     await expect(page.getByRole("status").filter({ hasText: "Saved:" })).toHaveText(
-      "Saved: claim cap the default (8), in-flight limit the default (32), step limit the default (32), outbound requests per host 1, API rate 1/s.",
+      "Saved: claim cap the default (8), in-flight limit the default (32), step limit the default (32), outbound requests per host 1, API rate 1/s, cron schedules the default (1,000).",
     );
     const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
     expect(audit.rows).toEqual([
-      { actor: DEMO_OPERATOR, details: { claim_cap: null, max_concurrency: null, max_steps: null, outbound_per_host: 1, api_rate_per_sec: 1 } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: null, max_concurrency: null, max_steps: null, outbound_per_host: 1, api_rate_per_sec: 1, cron_schedules: null } },
     ]);
     await page.reload();
     await expect(page.getByRole("spinbutton", { name: "Outbound requests per host", exact: true })).toHaveValue("1");

@@ -6,6 +6,8 @@ import {
   cronScheduleNotFound, type CronSchedulePatch, type CronScheduleRecord, type OverlapPolicy, type TenantStore,
 } from "../engine/storage/index.ts";
 import { AppError } from "../engine/errors.ts";
+import type { Services } from "./services.ts";
+import { tenantLimitsCache } from "./tenant-limits-cache.ts";
 
 export { OVERLAP_POLICIES } from "../engine/storage/index.ts";
 
@@ -22,6 +24,11 @@ export interface CronScheduleInput {
   enabled: boolean;
   metadata: unknown;
   overlapPolicy: OverlapPolicy;
+}
+
+/** How many schedules the tenant may have: its own limit (an operator's), else BULKHEAD_CRON_SCHEDULES_PER_TENANT. */
+export async function cronScheduleLimit(services: Services, tenantId: string): Promise<number> {
+  return (await tenantLimitsCache(services).of(tenantId))?.cronSchedules ?? services.config.BULKHEAD_CRON_SCHEDULES_PER_TENANT;
 }
 
 /** Creates a schedule: 400 for a bad expression or zone, 404 for a sequence not the tenant's, 409 at the tenant's limit. */

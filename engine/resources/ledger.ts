@@ -116,8 +116,8 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "server/live/stream-slots.ts", test: "server/rest/changes.int.test.ts", enforced: true,
   },
   {
-    id: "cron_schedules", resource: "cron schedules", boundary: "per tenant", default: "1,000 per tenant; one more is refused (409)",
-    setting: "BULKHEAD_CRON_SCHEDULES_PER_TENANT", override: null,
+    id: "cron_schedules", resource: "cron schedules", boundary: "tiered", default: "1,000 per tenant; one more is refused (409)",
+    setting: "BULKHEAD_CRON_SCHEDULES_PER_TENANT", override: "tenant page: cron schedules",
     enforcedAt: "engine/storage/cron-schedules.ts", test: "server/rest/cron.int.test.ts", enforced: true,
   },
   {

@@ -15,11 +15,14 @@ export interface TenantLimits {
   outboundPerHost: number | null;
   /** API requests per second of one principal for the tenant; null: BULKHEAD_API_RATE_PER_SEC. */
   apiRatePerSec: number | null;
+  /** Cron schedules the tenant may have; null: BULKHEAD_CRON_SCHEDULES_PER_TENANT. */
+  cronSchedules: number | null;
 }
 
 /** tenant_limits columns by field, in the order of the statements below. */
 const COLUMNS = {
   claimCap: "claim_cap", maxConcurrency: "max_concurrency", maxSteps: "max_steps", outboundPerHost: "outbound_per_host", apiRatePerSec: "api_rate_per_sec",
+  cronSchedules: "cron_schedules",
 } as const satisfies Record<keyof TenantLimits, string>;
 const FIELDS = Object.keys(COLUMNS) as (keyof TenantLimits)[];
 const SELECTED = FIELDS.map((f) => COLUMNS[f]).join(", ");

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { tenantLimitsCache } from "../tenant-limits-cache.ts";
 import { call, createSequence, expectSameReply, operatorKey, tenantWithKey } from "./testing.ts";
 
 let db: TestDatabase;
@@ -97,6 +98,22 @@ describe("POST /cron", () => {
     expect(over.json()).toEqual({ error: "conflict: the tenant has 3 cron schedules, its limit: delete one first or ask an operator to raise the limit" });
     // Another tenant is not held by acme's count.
     expect((await create(globex, { sequence_id: globexSequence })).status).toBe(201);
+    await clear();
+  });
+
+  it("takes the tenant's own limit over the default when an operator set one (tiered)", async () => {
+    await clear();
+    await db.storage.setTenantLimits(acme.id, { cronSchedules: 4 });
+    tenantLimitsCache(db).invalidate();
+    for (let i = 0; i < 4; i += 1) expect((await create(acme, {})).status).toBe(201);
+    const over = await create(acme, {});
+    expect(over.status).toBe(409);
+    expect(over.json()).toEqual({ error: "conflict: the tenant has 4 cron schedules, its limit: delete one first or ask an operator to raise the limit" });
+    // The others keep the default (3 in this file).
+    for (let i = 0; i < 3; i += 1) expect((await create(globex, { sequence_id: globexSequence })).status).toBe(201);
+    expect((await create(globex, { sequence_id: globexSequence })).status).toBe(409);
+    await db.storage.setTenantLimits(acme.id, { cronSchedules: null });
+    tenantLimitsCache(db).invalidate();
     await clear();
   });
 });

@@ -26,10 +26,11 @@ export const opsLimitsRouter = router({
       maxSteps: own?.maxSteps ?? null,
       outboundPerHost: own?.outboundPerHost ?? null,
       apiRatePerSec: own?.apiRatePerSec ?? null,
+      cronSchedules: own?.cronSchedules ?? null,
       defaults: {
         claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT,
         maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT, outboundPerHost: config.BULKHEAD_OUTBOUND_PER_HOST,
-        apiRatePerSec: config.BULKHEAD_API_RATE_PER_SEC,
+        apiRatePerSec: config.BULKHEAD_API_RATE_PER_SEC, cronSchedules: config.BULKHEAD_CRON_SCHEDULES_PER_TENANT,
       },
       budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
       rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
@@ -37,14 +38,14 @@ export const opsLimitsRouter = router({
   }),
 
   /**
-   * The tenant's own claim cap, in-flight limit, step limit, outbound bound per host and API
-   * request rate: null returns one to the default, an absent one is kept. Answers them all
+   * The tenant's own claim cap, in-flight limit, step limit, outbound bound per host, API
+   * request rate and cron schedule count: null returns one to the default, an absent one is kept. Answers them all
    * (control plane: not held up by a move).
    */
   set: operatorTenantProcedure
     .input(z.object({
       claimCap: override.optional(), maxConcurrency: override.optional(), maxSteps: override.optional(),
-      outboundPerHost: override.optional(), apiRatePerSec: override.optional(),
+      outboundPerHost: override.optional(), apiRatePerSec: override.optional(), cronSchedules: override.optional(),
     }))
     .mutation(async ({ ctx, input }) => {
       const { tenantId, ...changes } = input;
@@ -54,7 +55,7 @@ export const opsLimitsRouter = router({
         actor: ctx.user.email, actorUserId: ctx.user.id, tenantId, action: "limits.set",
         details: {
           claim_cap: limits.claimCap, max_concurrency: limits.maxConcurrency, max_steps: limits.maxSteps,
-          outbound_per_host: limits.outboundPerHost, api_rate_per_sec: limits.apiRatePerSec,
+          outbound_per_host: limits.outboundPerHost, api_rate_per_sec: limits.apiRatePerSec, cron_schedules: limits.cronSchedules,
         },
       });
       return limits;

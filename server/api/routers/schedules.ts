@@ -7,7 +7,7 @@ import { isAppError, notFound } from "../../../engine/errors.ts";
 import { UUID_PATTERN } from "../../../engine/model.ts";
 import type { CronRun, CronScheduleRecord } from "../../../engine/storage/index.ts";
 import {
-  CRON_LIST, createCronSchedule, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
+  CRON_LIST, createCronSchedule, cronScheduleLimit, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
 } from "../../cron-schedules.ts";
 import { requireCron, requireZone } from "../../../engine/scheduler/cron-expression.ts";
 import { router, tenantProcedure } from "../trpc.ts";
@@ -75,7 +75,8 @@ export const schedulesRouter = router({
       const store = ctx.storeForWrite();
       const sequence = await store.getSequence(input.sequenceId);
       if (!sequence) throw notFound("sequence");
-      const created = await createCronSchedule(store, { ...input, namespace: sequence.namespace }, ctx.services.config.BULKHEAD_CRON_SCHEDULES_PER_TENANT);
+      const limit = await cronScheduleLimit(ctx.services, store.tenantId);
+      const created = await createCronSchedule(store, { ...input, namespace: sequence.namespace }, limit);
       return summary(created, new Date());
     }),
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { nameString } from "../../../engine/sequence/schema.ts";
 import type { CronScheduleRecord } from "../../../engine/storage/index.ts";
 import {
-  CRON_LIST, createCronSchedule, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
+  CRON_LIST, createCronSchedule, cronScheduleLimit, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
 } from "../../cron-schedules.ts";
 import { countParam, shapedBody } from "../body.ts";
 import { empty, json } from "../http.ts";
@@ -69,7 +69,7 @@ export async function createCron(context: RestContext<CreateBody>): Promise<Resp
   const created = await createCronSchedule(store, {
     namespace: body.namespace, sequenceId: body.sequence_id, cronExpr: body.cron_expr, timezone: body.timezone ?? "UTC",
     enabled: body.enabled ?? true, metadata: body.metadata, overlapPolicy: body.overlap_policy ?? "allow",
-  }, context.services.config.BULKHEAD_CRON_SCHEDULES_PER_TENANT);
+  }, await cronScheduleLimit(context.services, store.tenantId));
   return json(201, { id: created.id, next_fire_at: time(created.nextFireAt) });
 }
 

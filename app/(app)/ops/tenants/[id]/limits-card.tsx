@@ -45,6 +45,7 @@ export function LimitsCard({ tenantId }: { tenantId: string }) {
         maxSteps={data.maxSteps}
         outboundPerHost={data.outboundPerHost}
         apiRatePerSec={data.apiRatePerSec}
+        cronSchedules={data.cronSchedules}
         defaults={data.defaults}
       />
       <h3>Step budget</h3>
@@ -66,7 +67,7 @@ function useInvalidate() {
 }
 
 function CapsForm({
-  tenantId, claimCap, maxConcurrency, maxSteps, outboundPerHost, apiRatePerSec, defaults,
+  tenantId, claimCap, maxConcurrency, maxSteps, outboundPerHost, apiRatePerSec, cronSchedules, defaults,
 }: {
   tenantId: string;
   claimCap: number | null;
@@ -74,7 +75,8 @@ function CapsForm({
   maxSteps: number | null;
   outboundPerHost: number | null;
   apiRatePerSec: number | null;
-  defaults: { claimCap: number; maxConcurrency: number; maxSteps: number; outboundPerHost: number; apiRatePerSec: number };
+  cronSchedules: number | null;
+  defaults: { claimCap: number; maxConcurrency: number; maxSteps: number; outboundPerHost: number; apiRatePerSec: number; cronSchedules: number };
 }) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
@@ -83,6 +85,7 @@ function CapsForm({
   const [steps, setSteps] = useState(maxSteps?.toString() ?? "");
   const [outbound, setOutbound] = useState(outboundPerHost?.toString() ?? "");
   const [apiRate, setApiRate] = useState(apiRatePerSec?.toString() ?? "");
+  const [schedules, setSchedules] = useState(cronSchedules?.toString() ?? "");
   const save = useMutation(trpc.ops.limits.set.mutationOptions({ onSettled: invalidate }));
   const capDefault = defaults.claimCap === 0 ? "no cap" : defaults.claimCap.toLocaleString();
   const said = (value: number | null, fallback: string, unit = "") => (value === null ? `the default (${fallback}${unit})` : `${value.toLocaleString()}${unit}`);
@@ -93,18 +96,19 @@ function CapsForm({
         The claim cap bounds the tenant&apos;s instances in one claim batch; the in-flight limit bounds its instances in flight per
         engine process; the step limit bounds its steps running at once per engine process (every parallel branch counts); the
         outbound limit bounds its requests open at once to one host per process (over it a step waits); the API rate bounds
-        each of its API keys&apos; and users&apos; requests per second (the burst in proportion; over it a request gets 429).
+        each of its API keys&apos; and users&apos; requests per second (the burst in proportion; over it a request gets 429); the
+        cron schedules limit bounds how many schedules it may have (one more is refused).
         Empty means the engine default. Engines and web processes follow a change within a second.
       </p>
       <ChangeError what="save the limits" error={save.error} />
       <form
         className="form-row"
-        aria-label="Claim cap, in-flight limit, step limit, outbound requests per host and API requests per second"
+        aria-label="Claim cap, in-flight limit, step limit, outbound requests per host, API requests per second and cron schedules"
         onSubmit={(event) => {
           event.preventDefault();
           save.mutate({
             tenantId, claimCap: override(cap), maxConcurrency: override(concurrency), maxSteps: override(steps),
-            outboundPerHost: override(outbound), apiRatePerSec: override(apiRate),
+            outboundPerHost: override(outbound), apiRatePerSec: override(apiRate), cronSchedules: override(schedules),
           });
         }}
       >
@@ -178,6 +182,20 @@ function CapsForm({
             onChange={(event) => { setApiRate(event.target.value); save.reset(); }}
           />
         </label>
+        <label>
+          Cron schedules
+          <input
+            className="input"
+            name="cronSchedules"
+            type="number"
+            min={1}
+            max={MAX_INT4}
+            step={1}
+            placeholder={`default: ${defaults.cronSchedules.toLocaleString()}`}
+            value={schedules}
+            onChange={(event) => { setSchedules(event.target.value); save.reset(); }}
+          />
+        </label>
         <button className="btn btn-primary" type="submit" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save limits"}
         </button>
@@ -187,7 +205,8 @@ function CapsForm({
           Saved: claim cap {said(save.data.claimCap, capDefault)}, in-flight limit {said(save.data.maxConcurrency, defaults.maxConcurrency.toLocaleString())}, step
           limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString())}, outbound requests per
           host {said(save.data.outboundPerHost, defaults.outboundPerHost.toLocaleString())}, API
-          rate {said(save.data.apiRatePerSec, defaults.apiRatePerSec.toLocaleString(), "/s")}.
+          rate {said(save.data.apiRatePerSec, defaults.apiRatePerSec.toLocaleString(), "/s")}, cron
+          schedules {said(save.data.cronSchedules, defaults.cronSchedules.toLocaleString())}.
         </p>
       )}
     </>
