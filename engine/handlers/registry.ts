@@ -15,12 +15,17 @@ import { selfModify } from "./self-modify.ts";
 import { sendSignal } from "./send-signal.ts";
 import { sleep } from "./sleep.ts";
 import type { Handler } from "./types.ts";
+import type { OutboundGuard } from "./outbound-request.ts";
 
 export class HandlerRegistry {
   // A Map, not an object: "constructor" or "__proto__" must not look like handlers.
   private readonly handlers: ReadonlyMap<string, Handler>;
 
-  constructor(handlers: Iterable<readonly [string, Handler]>) {
+  /**
+   * The outbound guard the built-in HTTP handlers share (allow-list, DNS vetting, per-host slots),
+   * for the engine's own calls on a tenant's behalf (OAuth2 refreshes); absent in a bare registry.
+   */
+  constructor(handlers: Iterable<readonly [string, Handler]>, readonly outbound?: OutboundGuard) {
     this.handlers = new Map(handlers);
   }
 
@@ -76,5 +81,5 @@ export function createBuiltInHandlers(options: BuiltInHandlerOptions): HandlerRe
     ["emit_event", createEmitEvent(options.eventLimits, options.onWait && ((tenantId) => options.onWait!(tenantId, "event_fan_out")))],
     ["self_modify", selfModify],
     ["human_review", humanReview],
-  ]);
+  ], guard);
 }

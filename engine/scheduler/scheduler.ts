@@ -13,6 +13,7 @@ import type { Logger } from "../logger.ts";
 import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
 import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type StorageBackends } from "../storage/index.ts";
 import { BreakerSync } from "./breaker-sync.ts";
+import { REFRESH_EVERY_MS, refreshExpiringCredentials } from "../secrets/oauth-refresh.ts";
 import { startCronTick } from "./cron-tick.ts";
 import { DueListener } from "./due-listener.ts";
 import type { TenantView } from "./tenant-view.ts";
@@ -80,6 +81,8 @@ export class Scheduler {
   readonly metrics = new TenantMetrics();
   /** The sweep in flight, if any. */
   private reaping: Promise<void> | null = null;
+  /** The OAuth2 credential refresh in flight, if any. */
+  private refreshing: Promise<unknown> | null = null;
   private lastBacklogSample = 0;
   private lastMetricsPrune = 0;
   /** Totals since start, by how runs ended. */
@@ -124,6 +127,14 @@ export class Scheduler {
       setInterval(() => this.startReap(), config.BULKHEAD_REAPER_MS),
     );
     if (this.deps.metrics !== false) this.timers.push(setInterval(() => void this.flushMetrics(), METRICS_FLUSH_MS));
+    const outbound = this.deps.handlers.outbound;
+    if (outbound) {
+      this.timers.push(setInterval(() => {
+        this.refreshing ??= refreshExpiringCredentials(this.store, outbound, this.deps.log).catch((error: unknown) => {
+          this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "credential refresh sweep failed");
+        }).finally(() => (this.refreshing = null));
+      }, REFRESH_EVERY_MS));
+    }
   }
 
   /** Stops claiming, lets in-flight runs finish within the grace, then releases the rest. */
@@ -141,6 +152,7 @@ export class Scheduler {
     await this.stopCronTick?.();
     await this.dueListener.stop();
     await this.reaping; // its statements must not meet a closed pool
+    await this.refreshing;
     await this.breakerSync.stop();
     await this.flushMetrics({ final: true });
   }

@@ -7,10 +7,11 @@ import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import type { Backend } from "./backends.ts";
 import { listBudgetedTenants } from "./budgets.ts";
 import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers, resetsSince, upsertOpenBreaker, type OpenBreakerRow } from "./breakers.ts";
+import { listExpiringCredentials, refreshCredential, type ExpiringCredential, type RefreshedCredential } from "./credentials.ts";
 import { claimDueInstances, nextDueAfter, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
 import { fireDueCronSchedules, type CronClaimOptions, type NextFire } from "./cron-schedules.ts";
 import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
-import { asTenantId } from "./ids.ts";
+import { asTenantId, type TenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
 import { pruneEventMinutes } from "./events.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
@@ -44,6 +45,16 @@ export class BackendStore {
 
   claim(options: ClaimOptions) {
     return claimDueInstances(this.backend.pool, options);
+  }
+
+  /** OAuth2 credentials of this backend's tenants expiring by `before` (the refresh sweep). */
+  listExpiringCredentials(before: Date, limit: number) {
+    return listExpiringCredentials(this.backend.pool, before, limit);
+  }
+
+  /** Refreshes one of them under a row lock, if it is still due and no other engine holds it. */
+  refreshCredential(key: { tenantId: TenantId; id: string }, before: Date, refresh: (credential: ExpiringCredential) => Promise<RefreshedCredential | null>) {
+    return refreshCredential(this.backend.pool, key, before, refresh);
   }
 
   /** When the next instance not yet due becomes due (null: none is scheduled). */

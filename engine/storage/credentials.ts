@@ -4,7 +4,7 @@
 import { AppError } from "../errors.ts";
 import { needsResealing, open, seal } from "../secrets/sealed-text.ts";
 import type { TenantId } from "./ids.ts";
-import type { Queryable } from "./transaction.ts";
+import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 
 export const CREDENTIAL_KINDS = ["api_key", "oauth2", "basic"] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
@@ -162,4 +162,59 @@ export async function resolveCredentials(db: Queryable, tenantId: TenantId, ids:
     }
   }
   return opened;
+}
+
+/** An OAuth2 credential due for a refresh, opened for the refresh call only. */
+export interface ExpiringCredential {
+  tenantId: TenantId;
+  id: string;
+  value: string;
+  refreshToken: string;
+  refreshUrl: string;
+}
+
+/** What a refresh learned: the merged value, a new refresh token if one was sent, and the new expiry. */
+export interface RefreshedCredential {
+  value: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+}
+
+const DUE_FOR_REFRESH = "kind = 'oauth2' AND enabled AND refresh_url IS NOT NULL AND refresh_token IS NOT NULL AND expires_at <= $1";
+
+/** Every tenant's OAuth2 credentials expiring by `before`, soonest first (the engine's refresh sweep). */
+export async function listExpiringCredentials(db: Queryable, before: Date, limit: number): Promise<{ tenantId: TenantId; id: string }[]> {
+  const { rows } = await db.query<{ tenant_id: string; id: string }>({
+    name: "list_expiring_credentials",
+    text: `SELECT tenant_id, id FROM credentials WHERE ${DUE_FOR_REFRESH} ORDER BY expires_at LIMIT $2`,
+    values: [before, limit],
+  });
+  return rows.map((row) => ({ tenantId: row.tenant_id as TenantId, id: row.id }));
+}
+
+/**
+ * Locks one credential that is still due (another engine holding it: null), opened, for
+ * `refresh`; stores what it answers in the same transaction, or leaves the row as it was when
+ * it answers null or throws.
+ */
+export async function refreshCredential(
+  db: Connectable, key: { tenantId: TenantId; id: string }, before: Date, refresh: (credential: ExpiringCredential) => Promise<RefreshedCredential | null>,
+): Promise<boolean> {
+  return inTransaction(db, async (client) => {
+    const { rows } = await client.query<{ value: string; refresh_token: string; refresh_url: string }>({
+      name: "lock_expiring_credential",
+      text: `SELECT value, refresh_token, refresh_url FROM credentials WHERE ${DUE_FOR_REFRESH} AND tenant_id = $2 AND id = $3 FOR UPDATE SKIP LOCKED`,
+      values: [before, key.tenantId, key.id],
+    });
+    const row = rows[0];
+    if (!row) return false;
+    const refreshed = await refresh({ ...key, value: open(row.value), refreshToken: open(row.refresh_token), refreshUrl: row.refresh_url });
+    if (!refreshed) return false;
+    await client.query({
+      name: "store_refreshed_credential",
+      text: `UPDATE credentials SET value = $3, refresh_token = coalesce($4, refresh_token), expires_at = $5, updated_at = now() WHERE tenant_id = $1 AND id = $2`,
+      values: [key.tenantId, key.id, seal(refreshed.value), sealOrNull(refreshed.refreshToken), refreshed.expiresAt],
+    });
+    return true;
+  });
 }

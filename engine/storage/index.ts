@@ -75,7 +75,8 @@ export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } 
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
 export {
-  CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type NewCredential, type OpenedCredential,
+  CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
+  type OpenedCredential, type RefreshedCredential,
 } from "./credentials.ts";
 export {
   BUFFER_RETRY_MS, OVERLAP_POLICIES, cronScheduleNotFound, type CronClaimOptions, type CronFireResult, type CronSchedulePatch,
