@@ -45,6 +45,17 @@ describe("through the caller's tenant-bound store", () => {
     expect(foreign).toEqual(missing);
   });
 
+  it("query_instance fails for good on an id that is not a UUID, and names an in-flight target's current step", async () => {
+    for (const params of [{ instance_id: "not-a-uuid" }, {}, { instance_id: 7 }]) {
+      expect(await asAcme(queryInstance, params)).toEqual({ kind: "failure", retryable: false, message: "query_instance needs instance_id, a UUID" });
+    }
+    await db.sql.query(`UPDATE task_instances SET state = 'running', context = jsonb_set(context, '{runtime}', '{"current_step": "x"}') WHERE id = $1`, [acmeTarget]);
+    expect(await asAcme(queryInstance, { instance_id: acmeTarget })).toMatchObject({ output: { found: true, state: "running", current_node: "x" } });
+    await db.sql.query("UPDATE task_instances SET state = 'completed' WHERE id = $1", [acmeTarget]);
+    expect(await asAcme(queryInstance, { instance_id: acmeTarget })).toMatchObject({ output: { found: true, state: "completed", current_node: null } });
+    await db.sql.query("UPDATE task_instances SET state = 'scheduled' WHERE id = $1", [acmeTarget]);
+  });
+
   it("send_signal reaches its own tenant's instance; a foreign one gets the missing answer and no signal", async () => {
     expect(await asAcme(sendSignal, { instance_id: acmeTarget, signal_type: { custom: "ping" } })).toMatchObject({ kind: "success" });
     expect(await signalsOf(acmeTarget)).toBe(1);
