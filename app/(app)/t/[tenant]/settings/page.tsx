@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { ApiKeysPanel } from "./api-keys-panel";
+import { CredentialsPanel } from "./credentials-panel";
 import { MembersPanel } from "./members-panel";
 import { TriggersPanel } from "./triggers-panel";
 
@@ -14,7 +15,7 @@ export default async function TenantSettingsPage({ params }: { params: Promise<{
     <main className="page">
       <div className="page-header">
         <h1>Settings</h1>
-        <p>{current?.name ?? tenant} · who can use this tenant, the API keys that call its REST API, and the triggers its workflows start each other by. Admins only.</p>
+        <p>{current?.name ?? tenant} · who can use this tenant, the API keys that call its REST API, the credentials its steps use, and the triggers its workflows start each other by. Admins only.</p>
       </div>
       <section className="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Members</h2>
@@ -23,6 +24,10 @@ export default async function TenantSettingsPage({ params }: { params: Promise<{
       <section className="card" aria-labelledby="api-keys-heading">
         <h2 id="api-keys-heading">API keys</h2>
         <ApiKeysPanel tenantId={tenant} />
+      </section>
+      <section className="card" aria-labelledby="credentials-heading">
+        <h2 id="credentials-heading">Credentials</h2>
+        <CredentialsPanel tenantId={tenant} />
       </section>
       <section className="card" aria-labelledby="triggers-heading">
         <h2 id="triggers-heading">Triggers</h2>
