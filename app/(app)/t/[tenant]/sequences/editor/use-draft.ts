@@ -92,14 +92,33 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
     }, SERVER_DELAY_MS);
   }, [decided, doc, initial, tenantId, draftKey, saveOnServer, discardOnServer]);
 
-  // Leaving (an in-app link) before the pause: the server copy goes now rather than never.
-  useEffect(
-    () => () => {
+  const latest = useRef({ doc, decided, initial, tenantId, draftKey });
+  useEffect(() => {
+    latest.current = { doc, decided, initial, tenantId, draftKey };
+  });
+
+  // Leaving before the pause: the server copy goes now rather than never. Leaving before the
+  // copies were even looked at (a slow read): the edits made meanwhile are written now, as the
+  // newest work, or they would be lost with the page.
+  useEffect(() => {
+    const flush = () => {
       if (timer.current) clearTimeout(timer.current);
+      timer.current = null;
+      const { doc: current, decided: looked, initial: opened, tenantId: tenant, draftKey: key } = latest.current;
+      if (!pending.current && !looked && differsFrom(current, opened)) {
+        const updatedAt = new Date().toISOString();
+        writeLocalDraft(tenant, key, { definition: current, updatedAt });
+        pending.current = { tenantId: tenant, key, definition: current as never, updatedAt };
+      }
       if (pending.current) saveOnServer(pending.current);
-    },
-    [saveOnServer],
-  );
+      pending.current = null;
+    };
+    window.addEventListener("pagehide", flush);
+    return () => {
+      window.removeEventListener("pagehide", flush);
+      flush();
+    };
+  }, [saveOnServer]);
 
   /** Drops both copies (after a save, or when the user discards). */
   const clear = useCallback(async () => {
