@@ -64,6 +64,10 @@ describe("schedules", () => {
     expect(await a.schedules.remove({ tenantId: tenantA, id: created.id })).toEqual({ removed: true });
     expect((await trpcError(a.schedules.remove({ tenantId: tenantA, id: created.id }))).code).toBe("NOT_FOUND");
     expect((await a.schedules.list({ tenantId: tenantA })).map((s) => s.sequenceId)).toEqual([otherSequenceA]);
+    const { rows } = await db.sql.query("SELECT action, actor_user_id FROM audit_log WHERE details ->> 'cron_schedule_id' = $1 ORDER BY id", [created.id]);
+    expect(rows).toEqual([
+      ...["create", "update", "update", "delete"].map((action) => ({ action: `cron_schedule.${action}`, actor_user_id: memberA.id })),
+    ]);
   });
 
   it("refuses a bad expression or zone with M's words (BAD_REQUEST), and previews a good one", async () => {

@@ -182,6 +182,20 @@ describe("the other routes", () => {
     expect((await db.sql.query("SELECT * FROM cron_schedules")).rows).toEqual(before);
   });
 
+  it("records each change in the audit log, with the key that made it", async () => {
+    const { id } = (await create(acme, { cron_expr: "0 0 * * *" })).json() as { id: string };
+    await call(db, "PUT", `/cron/${id}`, { key: acme.key, body: { enabled: false } });
+    await call(db, "DELETE", `/cron/${id}`, { key: acme.key });
+    const { rows } = await db.sql.query(
+      "SELECT action, actor, details FROM audit_log WHERE tenant_id = $1 AND details ->> 'cron_schedule_id' = $2 ORDER BY id", [acme.id, id],
+    );
+    expect(rows.map((r) => r.action)).toEqual(["cron_schedule.create", "cron_schedule.update", "cron_schedule.delete"]);
+    expect(rows[0].actor).toBe(acme.key.slice(0, rows[0].actor.length));
+    expect(rows[1].details).toEqual({
+      cron_schedule_id: id, sequence_id: acmeSequence, cron_expr: "0 0 * * *", timezone: "UTC", enabled: false, overlap_policy: "allow",
+    });
+  });
+
   it("PATCH is not routed (405); a non-UUID id is a plain-text 400", async () => {
     const patch = await call(db, "PATCH", `/cron/${randomUUID()}`, { key: acme.key, body: { enabled: false } });
     expect(patch.status).toBe(405);

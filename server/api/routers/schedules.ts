@@ -10,6 +10,7 @@ import {
   CRON_LIST, createCronSchedule, cronScheduleLimit, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
 } from "../../cron-schedules.ts";
 import { requireCron, requireZone } from "../../../engine/scheduler/cron-expression.ts";
+import type { Prisma } from "../../db/prisma.ts";
 import { router, tenantProcedure } from "../trpc.ts";
 
 const Id = z.string().regex(UUID_PATTERN).transform((id) => id.toLowerCase());
@@ -19,6 +20,11 @@ const Count = z.int().min(1).max(NEXT_FIRES.max).default(NEXT_FIRES.default);
 /** The page shows this many fires per schedule, and this many of its latest runs. */
 const LISTED_FIRES = 5;
 const LISTED_RUNS = 3;
+
+/** The audit log's record of a change the signed-in user made. */
+const auditOf = (ctx: { services: { prisma: Prisma }; user: { email: string; id: string } }) => ({
+  prisma: ctx.services.prisma, by: { actor: ctx.user.email, actorUserId: ctx.user.id },
+});
 
 /** REST's 404 names the schedule's id; here a missing schedule is NOT_FOUND like any missing object. */
 async function orMissing<T>(work: Promise<T>): Promise<T> {
@@ -76,7 +82,7 @@ export const schedulesRouter = router({
       const sequence = await store.getSequence(input.sequenceId);
       if (!sequence) throw notFound("sequence");
       const limit = await cronScheduleLimit(ctx.services, store.tenantId);
-      const created = await createCronSchedule(store, { ...input, namespace: sequence.namespace }, limit);
+      const created = await createCronSchedule(store, auditOf(ctx), { ...input, namespace: sequence.namespace }, limit);
       return summary(created, new Date());
     }),
 
@@ -88,11 +94,11 @@ export const schedulesRouter = router({
     }))
     .mutation(async ({ ctx, input }) => {
       const { id, ...patch } = input;
-      return summary(await orMissing(updateCronSchedule(ctx.storeForWrite(), id, patch)), new Date());
+      return summary(await orMissing(updateCronSchedule(ctx.storeForWrite(), auditOf(ctx), id, patch)), new Date());
     }),
 
   remove: tenantProcedure.input(z.object({ id: Id })).mutation(async ({ ctx, input }) => {
-    await orMissing(deleteCronSchedule(ctx.storeForWrite(), input.id));
+    await orMissing(deleteCronSchedule(ctx.storeForWrite(), auditOf(ctx), input.id));
     return { removed: true };
   }),
 

@@ -7,6 +7,7 @@ import type { CronScheduleRecord } from "../../../engine/storage/index.ts";
 import {
   CRON_LIST, createCronSchedule, cronScheduleLimit, deleteCronSchedule, NEXT_FIRES, OVERLAP_POLICIES, previewFires, requireCronSchedule, updateCronSchedule,
 } from "../../cron-schedules.ts";
+import { keyActor } from "../auth.ts";
 import { countParam, shapedBody } from "../body.ts";
 import { empty, json } from "../http.ts";
 import { requireTenantHeader, type RestContext } from "../route.ts";
@@ -43,6 +44,11 @@ export const cronUpdateBody = shapedBody(UpdateBody, () => []);
 
 const time = (date: Date | null) => date?.toISOString() ?? null;
 
+/** The audit log's record of a change made with this request's key. */
+async function auditOf(context: RestContext<unknown>) {
+  return { prisma: context.services.prisma, by: { actor: await keyActor(context.services.prisma, context.principal!) } };
+}
+
 export function wireCronSchedule(schedule: CronScheduleRecord) {
   return {
     id: schedule.id,
@@ -66,7 +72,7 @@ export function wireCronSchedule(schedule: CronScheduleRecord) {
 export async function createCron(context: RestContext<CreateBody>): Promise<Response> {
   const store = requireTenantHeader(context, NO_TENANT);
   const body = context.body;
-  const created = await createCronSchedule(store, {
+  const created = await createCronSchedule(store, await auditOf(context), {
     namespace: body.namespace, sequenceId: body.sequence_id, cronExpr: body.cron_expr, timezone: body.timezone ?? "UTC",
     enabled: body.enabled ?? true, metadata: body.metadata, overlapPolicy: body.overlap_policy ?? "allow",
   }, await cronScheduleLimit(context.services, store.tenantId));
@@ -87,14 +93,15 @@ export async function getCron(context: RestContext<unknown>): Promise<Response> 
 export async function updateCron(context: RestContext<UpdateBody>): Promise<Response> {
   const store = requireTenantHeader(context, NO_TENANT);
   const body = context.body;
-  const updated = await updateCronSchedule(store, context.params.id!, {
+  const updated = await updateCronSchedule(store, await auditOf(context), context.params.id!, {
     cronExpr: body.cron_expr, timezone: body.timezone, enabled: body.enabled, metadata: body.metadata, overlapPolicy: body.overlap_policy,
   });
   return json(200, wireCronSchedule(updated));
 }
 
 export async function deleteCron(context: RestContext<unknown>): Promise<Response> {
-  await deleteCronSchedule(requireTenantHeader(context, NO_TENANT), context.params.id!);
+  const store = requireTenantHeader(context, NO_TENANT);
+  await deleteCronSchedule(store, await auditOf(context), context.params.id!);
   return empty(204);
 }
 
