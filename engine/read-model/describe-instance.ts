@@ -37,6 +37,12 @@ export interface PendingInput {
   allowComment: boolean;
   /** When the gate escalates (or fails the step) unanswered; null without a timeout. */
   timesOutAt: string | null;
+  /** Since when the step has waited (its node's start); null when the cursor does not say. */
+  waitingSince: string | null;
+  timeoutMs: number | null;
+  escalationHandler: string | null;
+  /** Where the answer is stored in context.data (the block id when null). */
+  storeAs: string | null;
 }
 
 export interface InstanceDescription {
@@ -123,6 +129,10 @@ function pendingInputs(blocks: readonly Block[], cursor: unknown, state: Instanc
       choices: gate.choices ?? YES_NO,
       allowComment: gate.allow_comment,
       timesOutAt: gate.timeout === undefined || Number.isNaN(reachedAt) ? null : new Date(reachedAt + gate.timeout).toISOString(),
+      waitingSince: Number.isNaN(reachedAt) ? null : new Date(reachedAt).toISOString(),
+      timeoutMs: gate.timeout ?? null,
+      escalationHandler: gate.escalation_handler ?? null,
+      storeAs: gate.store_as ?? null,
     });
   });
   return pending;

@@ -404,6 +404,31 @@ export class TenantStore {
       definition: row.definition ?? null,
     };
   }
+
+  /**
+   * The tenant's `waiting` instances, most recently updated first, each with what
+   * describeInstance reads (the approvals inbox, wire-format R); a page over instances.
+   */
+  async listWaitingTreeSources(query: { namespace: string | null; offset: number; limit: number }) {
+    const { rows } = await this.db.query<{
+      id: string; namespace: string; sequence_id: string; sequence_name: string | null; metadata: unknown; state: InstanceState;
+      created_at: Date; updated_at: Date; cursor: unknown; definition: unknown;
+    }>({
+      name: "list_waiting_tree_sources",
+      text: `SELECT i.id, i.namespace, i.sequence_id, s.name AS sequence_name, i.metadata, i.state, i.created_at, i.updated_at, i.cursor, s.definition
+               FROM task_instances i
+               LEFT JOIN sequences s ON s.id = i.sequence_id AND s.tenant_id = i.tenant_id
+              WHERE i.tenant_id = $1 AND i.state = 'waiting' AND ($2::text IS NULL OR i.namespace = $2)
+              ORDER BY i.updated_at DESC, i.id DESC
+             OFFSET $3 LIMIT $4`,
+      values: [this.tenantId, query.namespace, query.offset, query.limit],
+    });
+    return rows.map((row) => ({
+      instance: { id: row.id, state: row.state, createdAt: row.created_at, updatedAt: row.updated_at },
+      namespace: row.namespace, sequenceId: row.sequence_id, sequenceName: row.sequence_name, metadata: row.metadata ?? null,
+      cursor: row.cursor ?? null, definition: row.definition ?? null,
+    }));
+  }
   // ---------------------------------------------------------------- end of execution tree
 
   // ---------------------------------------------------------------- instance pages

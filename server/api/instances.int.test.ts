@@ -151,6 +151,7 @@ describe("instances.get", () => {
     expect(detail.pendingInputs).toEqual([{
       blockId: "approve", handler: "log", prompt: "Ship it?", allowComment: true, timesOutAt: null, answerQueued: false,
       choices: [{ label: "Ship", value: "ship" }, { label: "Hold", value: "hold" }],
+      waitingSince: expect.any(String), timeoutMs: null, escalationHandler: null, storeAs: null,
     }]);
     expect(detail.outputs.map((o) => [o.blockId, o.output])).toEqual([["prepare", { ok: true }]]);
     expect(detail.workerTasks.map((t) => [t.blockId, t.handlerName, t.state, t.attempts])).toEqual([["left", "ext", "failed", []]]);

@@ -23,6 +23,7 @@ import { instanceAudit, listChanges, streamChanges } from "./handlers/changes.ts
 import { cronCreateBody, cronMethodNotAllowed, cronNextFires, cronUpdateBody, createCron, deleteCron, getCron, listCron, updateCron } from "./handlers/cron.ts";
 import { cronScheduleNotFound } from "../../engine/storage/index.ts";
 import { credentialNotFound } from "../credentials.ts";
+import { listApprovals } from "./handlers/approvals.ts";
 import { createCredential, credentialCreateBody, credentialPatchBody, deleteCredential, getCredential, listCredentials, patchCredential } from "./handlers/credentials.ts";
 import { defineRoute, type Route } from "./route.ts";
 
@@ -84,6 +85,8 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: getTrigger }),
   defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "tenant", notFound: "tenant", body: triggerBody, handle: putTrigger }),
   defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: deleteTrigger }),
+  // The approvals inbox (wire-format R): read-only; answers are custom signals.
+  defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
   // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.
   defineRoute({ method: "POST", path: "/credentials", access: "tenant", notFound: "tenant", body: credentialCreateBody, handle: createCredential }),
   defineRoute({ method: "GET", path: "/credentials", access: "tenant", notFound: "tenant", handle: listCredentials }),
