@@ -10,7 +10,7 @@ import {
 } from "./breakers.ts";
 import { readBudget, refundBudget, removeBudget, setBudget, tryConsumeBudget } from "./budgets.ts";
 import {
-  createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listInstances,
+  createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listChildInstances, listInstances,
   type InstanceFilter, type NewInstance,
 } from "./instance-records.ts";
 import { patchInstanceState, replaceInstanceContext } from "./instance-state.ts";
@@ -216,6 +216,11 @@ export class TenantStore {
   /** null when the tenant has no such instance. */
   listBlockOutputs(instanceId: string) {
     return listBlockOutputs(this.db, this.tenantId, instanceId);
+  }
+
+  /** Sub-sequence children, oldest first; null when the tenant has no such parent. */
+  listChildInstances(parentId: string) {
+    return listChildInstances(this.db, this.tenantId, parentId);
   }
 
   /** A live stream's poll: the state and the outputs after `after`; null when the tenant has no such instance. */

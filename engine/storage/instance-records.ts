@@ -281,6 +281,18 @@ export async function listBlockOutputs(db: Queryable, tenantId: TenantId, instan
   }));
 }
 
+/** The sub-sequence children of an instance, oldest first; null when the tenant has no such parent. */
+export async function listChildInstances(db: Queryable, tenantId: TenantId, parentId: string): Promise<InstanceRecord[] | null> {
+  const exists = await db.query({ name: "instance_exists", text: "SELECT 1 FROM task_instances WHERE tenant_id = $1 AND id = $2", values: [tenantId, parentId] });
+  if (exists.rowCount === 0) return null;
+  const { rows } = await db.query<InstanceRow>({
+    name: "list_child_instances",
+    text: `SELECT ${INSTANCE_COLUMNS} FROM task_instances WHERE tenant_id = $1 AND parent_instance_id = $2 ORDER BY created_at, id`,
+    values: [tenantId, parentId],
+  });
+  return rows.map(toInstance);
+}
+
 /** The tenant of the instance with this id on this backend, for Storage.locate only. */
 export async function instanceOwner(db: Queryable, id: string): Promise<string | null> {
   const { rows } = await db.query<{ tenant_id: string }>({

@@ -420,3 +420,21 @@ describe("operator keys", () => {
     expect(nowhere.json()).toEqual({ error: "not found: sequence not found" });
   });
 });
+
+describe("GET /instances/{id}/children (wire-format V)", () => {
+  it("lists an instance's sub-sequence children, oldest first, as <Instance> objects; none is an empty list; a foreign parent is a 404", async () => {
+    const parent = await createInstance(db, acme, acmeSequence);
+    const childless = await createInstance(db, acme, acmeSequence);
+    const children = [await createInstance(db, acme, acmeSequence), await createInstance(db, acme, acmeSequence)];
+    await db.sql.query("UPDATE task_instances SET parent_instance_id = $1, created_at = created_at + (array_position($2::uuid[], id) * interval '1 ms') WHERE id = ANY($2::uuid[])", [parent, children]);
+    const listed = await call(db, "GET", `/instances/${parent}/children`, { key: acme.key });
+    expect(listed.status).toBe(200);
+    const body = listed.json() as { id: string; state: string; tenant_id: string }[];
+    expect(body.map((child) => child.id)).toEqual(children);
+    expect(body[0]).toMatchObject({ state: "scheduled", tenant_id: acme.id });
+    expect((await call(db, "GET", `/instances/${childless}/children`, { key: acme.key })).json()).toEqual([]);
+    const missing = await call(db, "GET", `/instances/${randomUUID()}/children`, { key: acme.key });
+    expect(missing.json()).toEqual({ error: "not found: instance not found" });
+    expectSameReply(await call(db, "GET", `/instances/${parent}/children`, { key: globex.key }), missing);
+  });
+});

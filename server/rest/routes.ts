@@ -1,7 +1,7 @@
 // The REST v1 route table (wire-format E), relative to /api/v1. Plain data: one row per route,
 // read by the dispatcher (index.ts) and by tests that check every route taking an id.
 import { getBreaker, listAllBreakers, listTenantBreakers, resetBreaker } from "./handlers/breakers.ts";
-import { createInstance, createInstanceBatch, createInstanceBody, batchBody, getInstance, listBlockOutputs, listInstances } from "./handlers/instances.ts";
+import { createInstance, createInstanceBatch, createInstanceBody, batchBody, getInstance, listBlockOutputs, listChildren, listInstances } from "./handlers/instances.ts";
 import { live, ready } from "./handlers/health.ts";
 import { batchActionBody, bulkStateBody, patchBulkReschedule, patchBulkState, postBatchAction, rescheduleBody } from "./handlers/bulk.ts";
 import { listDeadLetters, resumeBody, resumeFrom, retry } from "./handlers/dead-letters.ts";
@@ -48,6 +48,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/instances", access: "tenant", notFound: "tenant", handle: listInstances }),
   defineRoute({ method: "GET", path: "/instances/{id}", access: "tenant", notFound: "instance", handle: getInstance }),
   defineRoute({ method: "GET", path: "/instances/{id}/outputs", access: "tenant", notFound: "instance", handle: listBlockOutputs }),
+  defineRoute({ method: "GET", path: "/instances/{id}/children", access: "tenant", notFound: "instance", handle: listChildren }),
   defineRoute({ method: "POST", path: "/tenants", access: "operator", notFound: "route", body: tenantBody, handle: createTenant }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/state", access: "tenant", notFound: "instance", body: stateBody, handle: patchState }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/context", access: "tenant", notFound: "instance", body: contextBody, handle: patchContext }),

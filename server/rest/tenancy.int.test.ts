@@ -161,6 +161,7 @@ const CASES: Record<string, RouteCase> = {
   "POST /instances/batch": { body: (tenantId) => ({ instances: [newInstance(tenantId)] }) },
   "GET /instances/{id}": { id: "instance" },
   "GET /instances/{id}/outputs": { id: "instance" },
+  "GET /instances/{id}/children": { id: "instance" },
   "PATCH /instances/{id}/state": { id: "instance", body: () => ({ state: "paused" }) },
   "PATCH /instances/{id}/context": { id: "instance", body: () => ({ context: { data: { x: 1 } } }) },
   "POST /instances/{id}/signals": { id: "instance", body: () => ({ signal_type: "pause" }) },

@@ -135,6 +135,14 @@ export async function listBlockOutputs(context: RestContext<unknown>): Promise<R
   return json(200, outputs.map(wireBlockOutput));
 }
 
+/** V: GET /instances/{id}/children, the instance's sub-sequence children, oldest first. */
+export async function listChildren(context: RestContext<unknown>): Promise<Response> {
+  const id = context.params.id!;
+  const children = await (await storeOwning(context, "instance", id)).listChildInstances(id);
+  if (!children) throw notFound("instance");
+  return json(200, children.map(wireInstance));
+}
+
 export async function listInstances(context: RestContext<unknown>): Promise<Response> {
   const { items, hasMore } = await requireStore(context).listInstances(listFilter(context.url.searchParams));
   return json(200, { items: items.map(wireInstance), has_more: hasMore });
