@@ -1,5 +1,6 @@
 // The engine process boots against its databases, logs JSON, and exits 0 on SIGTERM.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/db.ts";
@@ -10,9 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-it("starts, logs structured JSON, and stops cleanly on SIGTERM", async () => {
+/** Runs the engine until it has started, stops it with SIGTERM; its exit code and log lines. */
+async function bootAndStop(env: Record<string, string | undefined>) {
   const engine = spawn(path.resolve("node_modules/.bin/tsx"), ["engine/main.ts"], {
-    env: { ...process.env, DATABASE_URL: db.url, BULKHEAD_LOG_LEVEL: "info" },
+    env: { ...process.env, DATABASE_URL: db.url, BULKHEAD_LOG_LEVEL: "info", ...env },
   });
   const lines: string[] = [];
   let buffer = "";
@@ -28,9 +30,19 @@ it("starts, logs structured JSON, and stops cleanly on SIGTERM", async () => {
   const exited = new Promise<number | null>((resolve) => engine.on("close", resolve));
   await started;
   engine.kill("SIGTERM");
-  expect(await exited).toBe(0);
+  return { code: await exited, logs: lines.map((line) => JSON.parse(line) as { msg: string; level: number }) };
+}
 
-  const logs = lines.map((line) => JSON.parse(line));
+it("starts, logs structured JSON, and stops cleanly on SIGTERM", async () => {
+  // As npm start runs it: with an encryption key.
+  const { code, logs } = await bootAndStop({ BULKHEAD_ENCRYPTION_KEY: randomBytes(32).toString("hex") });
+  expect(code).toBe(0);
   expect(logs.map((l) => l.msg)).toEqual(["backend connected", "engine started", "engine stopping", "engine stopped"]);
   expect(logs[0]).toMatchObject({ process: "engine", backend_id: "primary", level: 30 });
+});
+
+it("warns at start when no encryption key is set, since credentials are then stored in plaintext", async () => {
+  const { code, logs } = await bootAndStop({ BULKHEAD_ENCRYPTION_KEY: undefined });
+  expect(code).toBe(0);
+  expect(logs[0]).toMatchObject({ level: 40, msg: "BULKHEAD_ENCRYPTION_KEY is not set: credentials are stored in plaintext" });
 });

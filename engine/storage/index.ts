@@ -41,6 +41,7 @@ import { readTenantMetrics } from "./metrics.ts";
 import { MoveStore } from "./move-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
+import { listPolledHandlers, listWorkers, registerWorker, type WorkerRegistration } from "./worker-registrations.ts";
 import {
   createCredential, deleteCredential, getCredential, listCredentials, resolveCredentials, updateCredential, type CredentialChange, type NewCredential,
 } from "./credentials.ts";
@@ -74,6 +75,7 @@ export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } from "./breakers.ts";
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
+export type { WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";
 export {
   CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
   type OpenedCredential, type RefreshedCredential,
@@ -510,6 +512,19 @@ export class TenantStore {
     return deleteTrigger(this.db, this.tenantId, slug);
   }
 
+  // ---------------------------------------------------------------- worker registrations (wire-format T)
+  registerWorker(registration: WorkerRegistration) {
+    return registerWorker(this.db, this.tenantId, registration);
+  }
+
+  listWorkers(seenSince: Date | null) {
+    return listWorkers(this.db, this.tenantId, seenSince);
+  }
+
+  listPolledHandlers() {
+    return listPolledHandlers(this.db, this.tenantId);
+  }
+
   // ---------------------------------------------------------------- credentials (wire-format N)
   listCredentials(limit: number) {
     return listCredentials(this.db, this.tenantId, limit);
@@ -583,6 +598,11 @@ export class Storage {
   constructor(readonly backends: StorageBackends) {
     this.router = new TenantPartitionRouter(backends);
     this.moves = new MoveStore(backends);
+  }
+
+  /** A fleet poll's registration (an operator key acting for no tenant), kept on the primary. */
+  registerFleetWorker(registration: WorkerRegistration) {
+    return registerWorker(this.backends.primary.pool, "", registration);
   }
 
   /** The tenant's store: the router's placement is the door a raw id becomes a TenantId through. */

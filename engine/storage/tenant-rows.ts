@@ -31,6 +31,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "triggers" },
   { name: "cron_schedules" },
   { name: "credentials" },
+  { name: "worker_registrations" },
   { name: "circuit_breakers" },
   { name: "circuit_breaker_resets", generated: "id" },
   { name: "breaker_settings" },

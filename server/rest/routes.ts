@@ -16,7 +16,7 @@ import { getExecutionTree } from "./handlers/tree.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, triggerBody } from "./handlers/triggers.ts";
 import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
-  pollTasks, queuePollBody, taskStats,
+  listHandlers, listWorkers, pollTasks, queuePollBody, taskStats,
 } from "./handlers/workers.ts";
 import { streamInstance } from "./handlers/streams.ts";
 import { instanceAudit, listChanges, streamChanges } from "./handlers/changes.ts";
@@ -67,6 +67,8 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "POST", path: "/workers/tasks/{id}/complete", access: "tenant", notFound: "worker task", body: completeBody, handle: completeTask }),
   defineRoute({ method: "POST", path: "/workers/tasks/{id}/fail", access: "tenant", notFound: "worker task", body: failBody, handle: failTask }),
   defineRoute({ method: "POST", path: "/workers/tasks/{id}/heartbeat", access: "tenant", notFound: "worker task", body: heartbeatBody, handle: heartbeatTask }),
+  defineRoute({ method: "GET", path: "/workers", access: "tenant", notFound: "tenant", handle: listWorkers }),
+  defineRoute({ method: "GET", path: "/handlers", access: "tenant", notFound: "tenant", handle: listHandlers }),
   defineRoute({ method: "GET", path: "/workers/tasks", access: "tenant", notFound: "tenant", handle: listTasks }),
   defineRoute({ method: "GET", path: "/workers/tasks/stats", access: "tenant", notFound: "tenant", handle: taskStats }),
   defineRoute({ method: "GET", path: "/workers/tasks/{id}/attempts", access: "tenant", notFound: "worker task", handle: listTaskAttempts }),

@@ -6,6 +6,8 @@
 // exactly as for a tenant key. Every other worker route needs a tenant named.
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
+import { HANDLER_DESCRIPTORS } from "../../../engine/handlers/descriptors.ts";
+import { NAME_MAX, nameString } from "../../../engine/sequence/schema.ts";
 import { CredentialError, resolveCredentialRefs } from "../../../engine/secrets/credential-refs.ts";
 import { checkSize, jsonSize, SIZE_LIMITS } from "../../../engine/size-limits.ts";
 import {
@@ -32,17 +34,18 @@ const counter = z.int().min(0);
 /** Optional; a non-blank one must be the acting tenant (see bodyOf). */
 const namedTenant = z.unknown().optional();
 
+// A poll's names are kept in the worker's registration (GET /workers): bounded like every name.
 const PollRequest = z.object({
   tenant_id: namedTenant,
-  handler_name: z.string(),
-  worker_id: nonBlank("worker_id"),
+  handler_name: nameString(),
+  worker_id: nonBlank("worker_id").pipe(nameString()),
   limit: counter.nullish().transform((value) => Math.min(value ?? 1, POLL_LIMIT)),
-  // Accepted for compatibility; tasks carry no worker version to match against.
-  version: z.unknown().optional(),
+  // Shown in GET /workers; tasks carry no worker version to match against.
+  version: z.unknown().optional().refine((value) => typeof value !== "string" || value.length <= NAME_MAX, `must be at most ${NAME_MAX} characters`),
 });
 type PollRequest = z.output<typeof PollRequest>;
 
-const QueuePollRequest = PollRequest.extend({ queue_name: z.string() });
+const QueuePollRequest = PollRequest.extend({ queue_name: nameString() });
 type QueuePollRequest = z.output<typeof QueuePollRequest>;
 
 const Lease = { tenant_id: namedTenant, worker_id: z.string(), claim_epoch: counter };
@@ -81,15 +84,19 @@ export const failBody = bodyOf(FailRequest);
 export const heartbeatBody = bodyOf(HeartbeatRequest);
 
 async function poll(context: RestContext<PollRequest>, queueName: string | null): Promise<Response> {
-  const { handler_name, worker_id, limit } = context.body;
+  const { handler_name, worker_id, limit, version } = context.body;
   const request = { handlerName: handler_name, queueName, workerId: worker_id, limit };
+  // T: every poll says who asks for what, for GET /workers and GET /handlers.
+  const registration = { workerId: worker_id, handlerName: handler_name, queueName, version: version === undefined || version === null ? null : String(version) };
   if (context.store) {
     const store = context.store;
+    await store.registerWorker(registration);
     const tasks = await context.store.pollWorkerTasks(request);
     return json(200, await Promise.all(tasks.map(async (task) => wireWorkerTask(await withCredentials(store, task)))));
   }
   // An operator key that named no tenant: the fleet.
   const { storage } = context.services;
+  await storage.registerFleetWorker(registration);
   const { tasks, failed } = await storage.pollWorkerTasksOfEveryTenant(request);
   for (const { backendId, error } of failed) context.log.warn({ err: error, backend: backendId }, "fleet poll: backend left out");
   return json(200, await Promise.all(tasks.map(async (task) => wireFleetTask(await withCredentials(await storage.tenant(task.tenantId), task)))));
@@ -214,4 +221,29 @@ function listFilter(query: URLSearchParams): WorkerTaskFilter {
     if (value) filter[key] = value;
   }
   return filter;
+}
+
+/** T: GET /workers, the tenant's workers by their polls, most recently seen first. */
+export async function listWorkers(context: RestContext<unknown>): Promise<Response> {
+  const store = requireStore(context);
+  const query = context.url.searchParams;
+  const aliveWithinSecs = countParam(query, "alive_within_secs", 60, 0);
+  const includeStale = query.get("include_stale") === "true";
+  const now = Date.now();
+  const workers = await store.listWorkers(includeStale ? null : new Date(now - aliveWithinSecs * 1000));
+  return json(200, workers.map((worker) => ({
+    worker_id: worker.workerId,
+    handlers: worker.handlers,
+    queues: worker.queues,
+    version: worker.version,
+    last_seen_at: worker.lastSeenAt.toISOString(),
+    alive: now - worker.lastSeenAt.getTime() <= aliveWithinSecs * 1000,
+    in_flight: worker.inFlight,
+  })));
+}
+
+/** T: GET /handlers, the built-in handlers and those the tenant's workers have polled for. */
+export async function listHandlers(context: RestContext<unknown>): Promise<Response> {
+  const store = requireStore(context);
+  return json(200, { builtin: HANDLER_DESCRIPTORS.map((handler) => handler.name).sort(), external: await store.listPolledHandlers() });
 }
