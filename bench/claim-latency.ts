@@ -129,8 +129,8 @@ export async function main(): Promise<void> {
 async function explain(sql: pg.Client, size: number): Promise<void> {
   const { CLAIM_SQL } = await import("../engine/storage/claim.ts");
   for (const [name, text, values] of [
-    ["plain", CLAIM_SQL.plain, [new Date(), LIMIT, "bench", 30_000, [], null]],
-    ["capped", CLAIM_SQL.capped, [new Date(), LIMIT, "bench", 30_000, [], null, CAP, [], [], [], []]],
+    ["plain", CLAIM_SQL.plainAll, [new Date(), LIMIT, "bench", 30_000, [], null]],
+    ["capped", CLAIM_SQL.cappedAll, [new Date(), LIMIT, "bench", 30_000, [], null, CAP, [], [], [], []]],
   ] as const) {
     await sql.query("BEGIN");
     const { rows } = await sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...values]);

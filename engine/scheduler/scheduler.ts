@@ -63,8 +63,11 @@ export class Scheduler {
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wakeLoop: (() => void) | null = null;
-  /** A notice said work is due now: the loop claims again before it waits. */
-  private dueNow = false;
+  /**
+   * Something that may let the loop claim (a run's end freeing a slot, a due notice) happened
+   * while it was not waiting: it claims again before it waits, so the wake-up is not lost.
+   */
+  private wakePending = false;
   /** The earliest due time after the last look (null: nothing scheduled), and when it was looked up. */
   private nextDue: { at: number | null; askedAt: number } = { at: null, askedAt: Number.NEGATIVE_INFINITY };
   private readonly dueListener: DueListener;
@@ -92,8 +95,7 @@ export class Scheduler {
     this.now = deps.now ?? (() => new Date());
     this.store = new BackendStore(deps.backend);
     this.dueListener = new DueListener(connectionStringOf(deps.backend), () => {
-      this.dueNow = true;
-      this.wakeLoop?.();
+      this.wake();
     }, deps.log);
     this.breakers = new CircuitBreakerRegistry({
       defaults: { threshold: deps.config.BULKHEAD_BREAKER_THRESHOLD, cooldownMs: deps.config.BULKHEAD_BREAKER_COOLDOWN_SECS * 1000 },
@@ -140,7 +142,7 @@ export class Scheduler {
   /** Stops claiming, lets in-flight runs finish within the grace, then releases the rest. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wakeLoop?.();
+    this.wake();
     await this.loop;
     const drained = Promise.all([...this.running.values()].map((r) => r.done));
     const grace = new Promise((resolve) => setTimeout(resolve, this.deps.config.BULKHEAD_SHUTDOWN_GRACE_MS).unref());
@@ -169,17 +171,18 @@ export class Scheduler {
     const { log } = this.deps;
     while (!this.stopping) {
       let batchWasFull = false;
-      this.dueNow = false;
+      this.wakePending = false;
       try {
         batchWasFull = await this.tick();
       } catch (error) {
         log.error({ err: error, backend_id: this.deps.backend.id }, "tick failed");
       }
-      // A full batch means more is due: go again at once, as after a notice that came in
-      // during the claim. Otherwise wait a tick, or less if a run ends and frees a slot or a
-      // notice says work is due.
-      if (!batchWasFull && !this.dueNow && !this.stopping) {
+      // A full batch means more is due: go again at once, as after a wake-up while it claimed.
+      // Otherwise wait a tick, or until future-dated work falls due, or a run ends and frees a
+      // slot, or a notice says work is due.
+      if (!batchWasFull && !this.wakePending && !this.stopping) {
         const waitMs = await this.untilNextDue();
+        if (this.wakePending || this.stopping) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, waitMs);
           this.wakeLoop = () => {
@@ -190,6 +193,11 @@ export class Scheduler {
         this.wakeLoop = null;
       }
     }
+  }
+
+  private wake(): void {
+    this.wakePending = true;
+    this.wakeLoop?.();
   }
 
   /**
@@ -292,7 +300,7 @@ export class Scheduler {
         const left = (this.perTenant.get(claim.tenantId) ?? 1) - 1;
         if (left > 0) this.perTenant.set(claim.tenantId, left);
         else this.perTenant.delete(claim.tenantId);
-        this.wakeLoop?.();
+        this.wake();
       });
     this.running.set(claim.id, run);
   }

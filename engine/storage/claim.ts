@@ -82,7 +82,9 @@ ${FLIP_TO_RUNNING}`;
 //               In claim order alone, a flood's oldest rows won every claim of a few free slots
 //               (a slot frees at each run's end), and a quiet tenant's row newly due waited
 //               until many slots were free at once,
-//   winners:    those rows locked, skipping any a concurrent claimer holds.
+//   winners:    those rows locked, skipping any a concurrent claimer holds. By primary key, as
+//               an array: with `IN (SELECT …)` the planner chose a hash semi-join over a
+//               sequential scan of the whole table at 1,000,000 rows (280 ms a claim).
 const capped = (filter: TenantFilter) => `
 WITH RECURSIVE tenants AS (
   (SELECT tenant_id FROM task_instances WHERE state = 'scheduled' ORDER BY tenant_id LIMIT 1)
@@ -115,7 +117,7 @@ picked AS (
 ),
 winners AS (
   SELECT id FROM task_instances
-   WHERE id IN (SELECT id FROM picked) AND state = 'scheduled'
+   WHERE id = ANY(ARRAY(SELECT id FROM picked)) AND state = 'scheduled'
    FOR UPDATE SKIP LOCKED
 )
 ${FLIP_TO_RUNNING}`;
