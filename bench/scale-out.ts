@@ -23,6 +23,8 @@ const PROCESSES = (process.env.BENCH_SCALE_PROCESSES ?? "1,2,4").split(",").map(
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 512);
 const TEMPLATE = "bench_scale_template";
+/** How often the bench looks whether the work is done: a count over the table, which PostgreSQL also has to serve. */
+const POLL_MS = 100;
 const ROOT = path.resolve(import.meta.dirname, "..");
 const silent = new Logger(() => () => {});
 
@@ -88,7 +90,7 @@ async function bulkhead(cluster: Cluster, processes: number): Promise<Outcome> {
     )).rows[0].n === processes, 50);
     const started = performance.now();
     await sql.query("UPDATE task_instances SET next_fire_at = now()");
-    await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state <> 'completed'")).rows[0].n === 0, 20);
+    await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state <> 'completed'")).rows[0].n === 0, POLL_MS);
     const seconds = (performance.now() - started) / 1000;
     const { rows } = await sql.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM task_instances WHERE lease_epoch > 1)
@@ -123,7 +125,7 @@ async function graphileWorker(cluster: Cluster, processes: number): Promise<Outc
     )).rows[0].n >= processes, 50);
     const started = performance.now();
     await pgPool.query("UPDATE graphile_worker._private_jobs SET run_at = now()");
-    await waitUntil(async () => (await pgPool.query("SELECT count(*)::int AS n FROM graphile_worker._private_jobs")).rows[0].n === 0, 20);
+    await waitUntil(async () => (await pgPool.query("SELECT count(*)::int AS n FROM graphile_worker._private_jobs")).rows[0].n === 0, POLL_MS);
     const seconds = (performance.now() - started) / 1000;
     await stopAll(workers);
     const runs = (await Promise.all(ran)).reduce((a, b) => a + b, 0);

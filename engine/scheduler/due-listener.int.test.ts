@@ -76,6 +76,25 @@ describe("due notices", () => {
     }
   });
 
+  it("are sent when a scheduled instance is moved from later to now (a bulk reschedule)", async () => {
+    const client = await db.sql.connect();
+    try {
+      const { rows } = await db.sql.query<{ id: string }>(
+        "INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at) VALUES (gen_random_uuid(), 'acme', 'default', $1, 'scheduled', now() + interval '1 hour') RETURNING id",
+        [sequence],
+      );
+      const heard: string[] = [];
+      client.on("notification", (n) => heard.push(n.channel));
+      await client.query(`LISTEN ${DUE_CHANNEL}`);
+      await db.sql.query("UPDATE task_instances SET next_fire_at = now() WHERE id = $1", [rows[0]!.id]);
+      await expect.poll(() => heard.length, { timeout: 5_000 }).toBe(1);
+      await client.query(`UNLISTEN ${DUE_CHANNEL}`);
+      await expect.poll(() => stateOf(rows[0]!.id), { timeout: 5_000 }).toBe("completed");
+    } finally {
+      client.release();
+    }
+  });
+
   it("keep working after the listening session is lost", async () => {
     await db.sql.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'bulkhead-due-listener'");
     await expect.poll(listening, { timeout: 10_000 }).toBe(1);
