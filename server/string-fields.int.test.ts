@@ -61,13 +61,13 @@ const freshIds = (input: unknown): unknown =>
 const brief = (answers: Answer[]) => answers.map(({ path, status, text }) => `${path}: ${status} ${text.slice(0, 160)}`);
 
 describe("REST bodies, field by field", () => {
-  const withBody = ROUTES.filter((route) => route.body);
+  // Bodies with no string field (a prune's `keep`) have nothing to probe.
+  const withBody = ROUTES.filter((route) => route.body && stringFieldCases(route.body.schema, "").length > 0);
 
   for (const probe of PROBES) {
     for (const route of withBody) {
       it(`${route.method} ${route.path}: ${probe.name} in each string field`, async () => {
         const cases = stringFieldCases(route.body!.schema, probe.text, known.rest);
-        expect(cases.length).toBeGreaterThan(0);
         const path = route.path
           .replaceAll("{id}", known.path[route.notFound] ?? "00000000-0000-4000-8000-000000000000")
           .replace("{block_id}", "one")

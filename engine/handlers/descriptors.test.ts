@@ -96,9 +96,11 @@ describe("the schemas refuse bad params with the handler's own message", () => {
     expect(await registry.get("send_signal")!(makeInput(params))).toEqual({ kind: "failure", retryable: false, message });
   });
 
-  it("query_instance: an unusable id is refused by the schema and reads as not found", async () => {
+  it("query_instance: an unusable id is refused by the schema and fails the step for good", async () => {
     expect(schema("query_instance").safeParse({ instance_id: 42 }).success).toBe(false);
-    expect(await registry.get("query_instance")!(makeInput({ instance_id: 42 }))).toEqual({ kind: "success", output: { found: false } });
+    expect(await registry.get("query_instance")!(makeInput({ instance_id: 42 }))).toEqual({
+      kind: "failure", retryable: false, message: "query_instance needs instance_id, a UUID",
+    });
   });
 
   it("self_modify: position must be a non-negative integer", () => {

@@ -42,6 +42,7 @@ import { MoveStore } from "./move-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
 import { listPolledHandlers, listWorkers, registerWorker, type WorkerRegistration } from "./worker-registrations.ts";
+import { listCheckpoints, pruneCheckpoints, saveCheckpoint } from "./checkpoints.ts";
 import {
   createCredential, deleteCredential, getCredential, listCredentials, resolveCredentials, updateCredential, type CredentialChange, type NewCredential,
 } from "./credentials.ts";
@@ -76,6 +77,7 @@ export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } 
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
 export type { WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";
+export type { Checkpoint } from "./checkpoints.ts";
 export {
   CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
   type OpenedCredential, type RefreshedCredential,
@@ -218,6 +220,19 @@ export class TenantStore {
   /** null when the tenant has no such instance. */
   listBlockOutputs(instanceId: string) {
     return listBlockOutputs(this.db, this.tenantId, instanceId);
+  }
+
+  // Checkpoints (wire-format P): null when the tenant has no such instance.
+  saveCheckpoint(instanceId: string, data: unknown) {
+    return saveCheckpoint(this.db, this.tenantId, instanceId, data);
+  }
+
+  listCheckpoints(instanceId: string, limit?: number) {
+    return listCheckpoints(this.db, this.tenantId, instanceId, limit);
+  }
+
+  pruneCheckpoints(instanceId: string, keep: number) {
+    return pruneCheckpoints(this.db, this.tenantId, instanceId, keep);
   }
 
   /** Sub-sequence children, oldest first; null when the tenant has no such parent. */

@@ -32,6 +32,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "cron_schedules" },
   { name: "credentials" },
   { name: "worker_registrations" },
+  { name: "instance_checkpoints" },
   { name: "circuit_breakers" },
   { name: "circuit_breaker_resets", generated: "id" },
   { name: "breaker_settings" },

@@ -24,6 +24,7 @@ import { cronCreateBody, cronMethodNotAllowed, cronNextFires, cronUpdateBody, cr
 import { cronScheduleNotFound } from "../../engine/storage/index.ts";
 import { credentialNotFound } from "../credentials.ts";
 import { listApprovals } from "./handlers/approvals.ts";
+import { checkpointBody, latestCheckpoint, listCheckpoints, pruneBody, pruneCheckpoints, saveCheckpoint } from "./handlers/checkpoints.ts";
 import { createCredential, credentialCreateBody, credentialPatchBody, deleteCredential, getCredential, listCredentials, patchCredential } from "./handlers/credentials.ts";
 import { defineRoute, type Route } from "./route.ts";
 
@@ -49,6 +50,11 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/instances/{id}", access: "tenant", notFound: "instance", handle: getInstance }),
   defineRoute({ method: "GET", path: "/instances/{id}/outputs", access: "tenant", notFound: "instance", handle: listBlockOutputs }),
   defineRoute({ method: "GET", path: "/instances/{id}/children", access: "tenant", notFound: "instance", handle: listChildren }),
+  // Checkpoints (wire-format P).
+  defineRoute({ method: "POST", path: "/instances/{id}/checkpoints", access: "tenant", notFound: "instance", body: checkpointBody, handle: saveCheckpoint }),
+  defineRoute({ method: "GET", path: "/instances/{id}/checkpoints", access: "tenant", notFound: "instance", handle: listCheckpoints }),
+  defineRoute({ method: "GET", path: "/instances/{id}/checkpoints/latest", access: "tenant", notFound: "instance", handle: latestCheckpoint }),
+  defineRoute({ method: "POST", path: "/instances/{id}/checkpoints/prune", access: "tenant", notFound: "instance", body: pruneBody, handle: pruneCheckpoints }),
   defineRoute({ method: "POST", path: "/tenants", access: "operator", notFound: "route", body: tenantBody, handle: createTenant }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/state", access: "tenant", notFound: "instance", body: stateBody, handle: patchState }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/context", access: "tenant", notFound: "instance", body: contextBody, handle: patchContext }),

@@ -17,7 +17,7 @@ import { asTenantId } from "../../engine/storage/index.ts";
 async function snapshot() {
   const tables = [
     "task_instances", "signals", "worker_tasks", "worker_task_attempts", "sequences",
-    "triggers", "circuit_breakers", "circuit_breaker_resets", "breaker_settings", "audit_log", "cron_schedules", "credentials",
+    "triggers", "circuit_breakers", "circuit_breaker_resets", "breaker_settings", "audit_log", "cron_schedules", "credentials", "instance_checkpoints",
   ];
   const counts: Record<string, unknown> = {};
   for (const table of tables) counts[table] = (await db.sql.query(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${table} t`)).rows[0].h;
@@ -162,6 +162,11 @@ const CASES: Record<string, RouteCase> = {
   "GET /instances/{id}": { id: "instance" },
   "GET /instances/{id}/outputs": { id: "instance" },
   "GET /instances/{id}/children": { id: "instance" },
+  "POST /instances/{id}/checkpoints": { id: "instance", body: () => ({ checkpoint_data: { step: 1 } }) },
+  "GET /instances/{id}/checkpoints": { id: "instance" },
+  // Own instances have a checkpoint by now (the POST above runs first): 200.
+  "GET /instances/{id}/checkpoints/latest": { id: "instance" },
+  "POST /instances/{id}/checkpoints/prune": { id: "instance", body: () => ({ keep: 5 }) },
   "PATCH /instances/{id}/state": { id: "instance", body: () => ({ state: "paused" }) },
   "PATCH /instances/{id}/context": { id: "instance", body: () => ({ context: { data: { x: 1 } } }) },
   "POST /instances/{id}/signals": { id: "instance", body: () => ({ signal_type: "pause" }) },
