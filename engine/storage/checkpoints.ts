@@ -2,6 +2,7 @@
 // instances. Every statement names the tenant, and each route first finds the instance in the
 // tenant's rows, so another tenant's instance is simply not there.
 import { uuidv7 } from "./ids.ts";
+import { instanceExists } from "./instance-records.ts";
 import type { TenantId } from "./ids.ts";
 import type { Queryable } from "./transaction.ts";
 
@@ -23,11 +24,6 @@ interface CheckpointRow {
 }
 
 const toCheckpoint = (row: CheckpointRow): Checkpoint => ({ id: row.id, instanceId: row.instance_id, data: row.checkpoint_data, createdAt: row.created_at });
-
-async function instanceExists(db: Queryable, tenantId: TenantId, instanceId: string): Promise<boolean> {
-  const { rowCount } = await db.query({ name: "instance_exists", text: "SELECT 1 FROM task_instances WHERE tenant_id = $1 AND id = $2", values: [tenantId, instanceId] });
-  return (rowCount ?? 0) > 0;
-}
 
 /** The new checkpoint's id; null when the tenant has no such instance. */
 export async function saveCheckpoint(db: Queryable, tenantId: TenantId, instanceId: string, data: unknown): Promise<string | null> {

@@ -253,13 +253,14 @@ export async function listInstances(
  * instance. A block's internal rows (`__in_progress__`, `__retry__`) are hidden once it has a
  * real one (wire-format E, `<BlockOutput>`).
  */
+/** Whether the tenant has this instance: the lookup behind every "instance not found" of a read that lists its rows. */
+export async function instanceExists(db: Queryable, tenantId: TenantId, instanceId: string): Promise<boolean> {
+  const { rowCount } = await db.query({ name: "instance_exists", text: "SELECT 1 FROM task_instances WHERE tenant_id = $1 AND id = $2", values: [tenantId, instanceId] });
+  return (rowCount ?? 0) > 0;
+}
+
 export async function listBlockOutputs(db: Queryable, tenantId: TenantId, instanceId: string): Promise<BlockOutputRecord[] | null> {
-  const exists = await db.query({
-    name: "instance_exists",
-    text: "SELECT 1 FROM task_instances WHERE tenant_id = $1 AND id = $2",
-    values: [tenantId, instanceId],
-  });
-  if (exists.rowCount === 0) return null;
+  if (!(await instanceExists(db, tenantId, instanceId))) return null;
   const { rows } = await db.query<{
     id: string; instance_id: string; block_id: string; output: unknown; output_ref: string | null;
     output_size: number; attempt: number; created_at: Date;
@@ -283,8 +284,7 @@ export async function listBlockOutputs(db: Queryable, tenantId: TenantId, instan
 
 /** The sub-sequence children of an instance, oldest first; null when the tenant has no such parent. */
 export async function listChildInstances(db: Queryable, tenantId: TenantId, parentId: string): Promise<InstanceRecord[] | null> {
-  const exists = await db.query({ name: "instance_exists", text: "SELECT 1 FROM task_instances WHERE tenant_id = $1 AND id = $2", values: [tenantId, parentId] });
-  if (exists.rowCount === 0) return null;
+  if (!(await instanceExists(db, tenantId, parentId))) return null;
   const { rows } = await db.query<InstanceRow>({
     name: "list_child_instances",
     text: `SELECT ${INSTANCE_COLUMNS} FROM task_instances WHERE tenant_id = $1 AND parent_instance_id = $2 ORDER BY created_at, id`,

@@ -77,6 +77,20 @@ describe("GET /approvals", () => {
     expect((await inbox()).json()).toEqual({ items: [], total: 0 });
   });
 
+  it("a gate that names no choices offers Yes/No, with null store_as, timeout and deadline", async () => {
+    const body = sequenceJson(tenant.id, { name: "plain-gate", blocks: [{ type: "step", id: "ok", handler: "noop", wait_for_input: { prompt: "OK?" } }] });
+    const sequence = (await call(db, "POST", "/sequences", { key: tenant.key, body })).json() as { id: string };
+    const id = ((await call(db, "POST", "/instances", { key: tenant.key, body: { sequence_id: sequence.id, tenant_id: tenant.id, namespace: "plain" } })).json() as { id: string }).id;
+    await expect.poll(async () => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state, { timeout: 10_000 }).toBe("waiting");
+    const [item] = ((await inbox("?namespace=plain")).json() as { items: Record<string, unknown>[] }).items;
+    expect(item).toMatchObject({
+      instance_id: id, choices: [{ label: "Yes", value: "yes" }, { label: "No", value: "no" }], store_as: null, timeout_seconds: null,
+      escalation_handler: null, deadline: null, metadata: null,
+    });
+    await call(db, "POST", `/instances/${id}/signals`, { key: tenant.key, body: { signal_type: { custom: "human_input:ok" }, payload: { value: "yes" } } });
+    await expect.poll(async () => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state, { timeout: 10_000 }).toBe("completed");
+  });
+
   it("pages over instances, most recently updated first, and filters by namespace", async () => {
     const first = await startWaiting(tenant, "page-a");
     const second = await startWaiting(tenant, "page-b", "billing");

@@ -1,6 +1,6 @@
 // The JSON body extractor: what Orch8's framework does before a handler runs, with the same
 // plain-text answers (415 not JSON, 413 over the limit, 400 broken JSON, 422 wrong shape).
-import type { z } from "zod";
+import { z } from "zod";
 import { AppError, isAppError } from "../../engine/errors.ts";
 import { isDeeperThan, LIMITS } from "../../engine/sequence/validate.ts";
 import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
@@ -75,6 +75,9 @@ export function shape<S extends z.ZodType>(schema: S, json: unknown): z.output<S
   const where = issue.path.length > 0 ? `${formatPath(issue.path)}: ` : "";
   throw new Rejection(422, `Failed to deserialize the JSON body into the target type: ${where}${issue.message}`);
 }
+
+/** Required, any JSON, null included: absent is a shape error, as serde answers a missing field. */
+export const requiredJson = (name: string) => z.unknown().refine((value) => value !== undefined, `missing field \`${name}\``);
 
 /** The body spec of a zod shape: a misfit is the plain-text 422. */
 export function shapedBody<S extends z.ZodType>(

@@ -80,6 +80,11 @@ describe("/credentials", () => {
     expect(patched.status).toBe(200);
     expect(patched.json()).toMatchObject({ name: "Stripe (live)", enabled: false, kind: "api_key" });
     expect((await send("GET", "/credentials/stripe.live")).json()).toMatchObject({ name: "Stripe (live)", enabled: false });
+    const privateUrl = await send("PATCH", "/credentials/crm", { refresh_url: "http://127.0.0.1:8080/token" });
+    expect({ status: privateUrl.status, text: privateUrl.text }).toEqual({
+      status: 400, text: '{"error":"invalid argument: refresh_url must be a public address: 127.0.0.1 is not"}',
+    });
+    expect((await send("GET", "/credentials/crm")).json()).toMatchObject({ refresh_url: "https://auth.example.com/token" });
     expect((await send("DELETE", "/credentials/a-first")).status).toBe(204);
     const gone = await send("GET", "/credentials/a-first");
     expect({ status: gone.status, text: gone.text }).toEqual({ status: 404, text: `{"error":"not found: credential 'a-first'"}` });

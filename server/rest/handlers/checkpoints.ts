@@ -5,12 +5,11 @@ import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
 import { checkSize } from "../../../engine/size-limits.ts";
 import type { Checkpoint } from "../../../engine/storage/index.ts";
-import { shapedBody } from "../body.ts";
+import { requiredJson, shapedBody } from "../body.ts";
 import { json } from "../http.ts";
 import { storeOwning, type RestContext } from "../route.ts";
 
-/** Required, any JSON, null included: absent is a shape error, as serde answers a missing field. */
-const SaveRequest = z.object({ checkpoint_data: z.unknown().refine((value) => value !== undefined, "missing field `checkpoint_data`") });
+const SaveRequest = z.object({ checkpoint_data: requiredJson("checkpoint_data") });
 const PruneRequest = z.object({ keep: z.int().min(0).max(4_294_967_295) });
 export const checkpointBody = shapedBody(SaveRequest, () => []);
 export const pruneBody = shapedBody(PruneRequest, () => []);

@@ -13,10 +13,11 @@ import { checkSize, jsonSize, SIZE_LIMITS } from "../../../engine/size-limits.ts
 import {
   WORKER_TASK_STATES, type ReportOutcome, type TenantStore, type WorkerTaskFilter, type WorkerTaskState,
 } from "../../../engine/storage/index.ts";
-import { countParam, shapedBody } from "../body.ts";
+import { countParam, requiredJson, shapedBody } from "../body.ts";
 import { empty, json } from "../http.ts";
 import { requireStore, storeOwning, type RestContext } from "../route.ts";
 import { wireFleetTask, wireWorkerTask, wireWorkerTaskAttempt } from "../wire.ts";
+import { WorkerSightings } from "../worker-sightings.ts";
 
 /** The most tasks one poll claims (E.15); a larger limit is clamped. */
 export const POLL_LIMIT = 1000;
@@ -26,8 +27,6 @@ const LIST_LIMIT = { default: 50, max: 1000 };
 const leaseChanged = () => new AppError("conflict", "worker task lease changed");
 
 const nonBlank = (name: string) => z.string().refine((value) => value.trim() !== "", `${name} must not be blank`);
-/** Required, any JSON, null included: absent is a shape error, as serde answers a missing field. */
-const requiredJson = (name: string) => z.unknown().refine((value) => value !== undefined, `missing field \`${name}\``);
 /** u64 on the wire; JavaScript numbers are exact up to 2^53, far beyond any epoch or sequence. */
 const counter = z.int().min(0);
 
@@ -83,20 +82,23 @@ export const completeBody = bodyOf(CompleteRequest);
 export const failBody = bodyOf(FailRequest);
 export const heartbeatBody = bodyOf(HeartbeatRequest);
 
+const sightings = new WorkerSightings();
+
 async function poll(context: RestContext<PollRequest>, queueName: string | null): Promise<Response> {
   const { handler_name, worker_id, limit, version } = context.body;
   const request = { handlerName: handler_name, queueName, workerId: worker_id, limit };
-  // T: every poll says who asks for what, for GET /workers and GET /handlers.
+  // T: polls say who asks for what, for GET /workers and GET /handlers.
   const registration = { workerId: worker_id, handlerName: handler_name, queueName, version: version === undefined || version === null ? null : String(version) };
+  const sighted = sightings.due([context.store?.tenantId ?? "", worker_id, handler_name, queueName, registration.version]);
   if (context.store) {
     const store = context.store;
-    await store.registerWorker(registration);
+    if (sighted) await store.registerWorker(registration);
     const tasks = await context.store.pollWorkerTasks(request);
     return json(200, await Promise.all(tasks.map(async (task) => wireWorkerTask(await withCredentials(store, task)))));
   }
   // An operator key that named no tenant: the fleet.
   const { storage } = context.services;
-  await storage.registerFleetWorker(registration);
+  if (sighted) await storage.registerFleetWorker(registration);
   const { tasks, failed } = await storage.pollWorkerTasksOfEveryTenant(request);
   for (const { backendId, error } of failed) context.log.warn({ err: error, backend: backendId }, "fleet poll: backend left out");
   return json(200, await Promise.all(tasks.map(async (task) => wireFleetTask(await withCredentials(await storage.tenant(task.tenantId), task)))));
