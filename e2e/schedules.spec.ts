@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { bulkheadCli, createTestUser, signIn } from "./fixtures.ts";
 
-test("a schedule made on the Schedules page fires, and its first run shows up live", async ({ page, request }) => {
+test("a schedule made on the Schedules page fires, and its first run shows up live", async ({ page, request }, testInfo) => {
   const tenant = `cron-${randomUUID().slice(0, 8)}`;
   await bulkheadCli("tenants", "create", tenant, "--name", "Cron Co");
   const password = "schedules-e2e-pass";
@@ -43,6 +43,7 @@ test("a schedule made on the Schedules page fires, and its first run shows up li
   // The engine's 1 s tick fires it; the page follows the tenant's changes, no reload.
   const firstRun = card.getByLabel("Latest runs").getByRole("link").first();
   await expect(firstRun).toBeVisible({ timeout: 15_000 });
+  await page.screenshot({ path: testInfo.outputPath("schedules-page.png"), fullPage: true });
   const instanceId = (await firstRun.getAttribute("href"))!.split("/").at(-1)!;
   const instance = await request.get(`/api/v1/instances/${instanceId}`, { headers: { "x-api-key": key } });
   expect(instance.status()).toBe(200);
