@@ -1,7 +1,8 @@
 // Work due now wakes an idle scheduler by notice (LISTEN bulkhead_due), not at its next tick:
 // with a tick of ten minutes, nothing but the notice can start these runs within the test.
 // Created due now, resumed by a signal, or made due by PATCH state: each runs. Work due later
-// sends no notice. A lost listening session is opened again, and notices work after it.
+// sends no notice. A lost listening session is opened again, and notices work after it; work
+// that became due while it was away starts when it is back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence } from "../../test/factories.ts";
@@ -34,6 +35,13 @@ async function listening(): Promise<number> {
     [`LISTEN ${DUE_CHANNEL}%`],
   );
   return rows[0].n;
+}
+
+async function listenerPids(): Promise<number[]> {
+  const { rows } = await db.sql.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'bulkhead-due-listener'",
+  );
+  return rows.map((r) => r.pid);
 }
 
 const stateOf = async (id: string) => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state;
@@ -95,10 +103,15 @@ describe("due notices", () => {
     }
   });
 
-  it("keep working after the listening session is lost", async () => {
-    await db.sql.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'bulkhead-due-listener'");
-    await expect.poll(listening, { timeout: 10_000 }).toBe(1);
-    const [id] = (await insertInstancesOf(db, "acme", sequence)) as [string];
-    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe("completed");
+  it("keep working after the listening session is lost, and start what became due meanwhile", async () => {
+    const before = await listenerPids();
+    expect(before).toHaveLength(1);
+    // Waits until the backend has exited, so no notice below can reach the old session.
+    await db.sql.query("SELECT pg_terminate_backend($1, 5000)", [before[0]]);
+    const [meanwhile] = (await insertInstancesOf(db, "acme", sequence)) as [string];
+    await expect.poll(async () => (await listenerPids()).filter((pid) => pid !== before[0]).length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => stateOf(meanwhile), { timeout: 5_000 }).toBe("completed");
+    const [after] = (await insertInstancesOf(db, "acme", sequence)) as [string];
+    await expect.poll(() => stateOf(after), { timeout: 5_000 }).toBe("completed");
   });
 });

@@ -1,8 +1,8 @@
 // LISTEN bulkhead_due on one backend: a notice that work became due now (a trigger on
 // task_instances sends it, migration 20261203110000_due_notifications) wakes the scheduler at
 // once rather than at its next tick. Its own connection, outside the pool (a listening session
-// must stay open); lost, it is opened again after a second, and until then the tick alone finds
-// the work, so a notice is only ever a hint.
+// must stay open); lost, it is opened again after a second. Notices sent while it was away are
+// gone, so every (re)connect wakes the scheduler once: a notice is only ever a hint.
 import pg from "pg";
 import type { Logger } from "../logger.ts";
 
@@ -43,6 +43,7 @@ export class DueListener {
       await client.query(`LISTEN ${DUE_CHANNEL}`);
       if (this.stopped) return void client.end().catch(() => {});
       this.client = client;
+      this.onDue();
     } catch (error) {
       this.lost(client, error);
     }
