@@ -251,6 +251,29 @@ describe("instances.signal", () => {
     expect(audit.rows[0].n).toBe(0);
   });
 
+  it("sends human_input:<block> only for a gate that is waiting: UNPROCESSABLE_CONTENT naming any other block", async () => {
+    const cursor = { v: 2, nodes: { prepare: { status: "completed" }, approve: { status: "active", attempt: 0, reachedAt: new Date().toISOString() } } };
+    const id = await instance(tenantA, "waiting", { sequenceId: sequenceA, cursor });
+    const answer = (block: string) =>
+      caller().instances.signal({ tenantId: tenantA, instanceId: id, signal: { type: "custom", name: `human_input:${block}`, payload: { value: "ship" } } });
+    for (const block of ["aprove", "prepare", "review"]) {
+      const error = await trpcError(answer(block));
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: "UNPROCESSABLE_CONTENT", message: `block "${block}" of instance ${id} is not waiting for input`,
+      });
+    }
+    expect(await signalsOf(id)).toEqual([]);
+    await answer("approve");
+    expect(await signalsOf(id)).toEqual([{ signal_type: "custom:human_input:approve", payload: { value: "ship" } }]);
+    // Another tenant's instance waiting at the same gate is as missing as a random id.
+    const foreign = await instance(tenantB, "waiting", { sequenceId: sequenceA, cursor });
+    for (const instanceId of [foreign, randomUUID()]) {
+      const error = await trpcError(caller().instances.signal({ tenantId: tenantA, instanceId, signal: { type: "custom", name: "human_input:approve" } }));
+      expect({ code: error.code, message: error.message }).toEqual({ code: "NOT_FOUND", message: "instance not found" });
+    }
+    expect(await signalsOf(foreign)).toEqual([]);
+  });
+
   it("answers a foreign instance exactly like a missing one, and sends nothing", async () => {
     const foreign = await instance(tenantB, "running");
     const [a, b] = await Promise.all([foreign, randomUUID()].map((instanceId) =>

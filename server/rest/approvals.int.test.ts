@@ -1,7 +1,8 @@
 // GET /approvals (wire-format R) with a real engine parking steps on input gates: the item's
 // shape and defaults, pages over instances, a namespace filter, the answer as a custom signal
-// (after which the item is gone), and tenancy: another tenant named answers 404, its waiting
-// instances are never listed, an operator key must name the tenant.
+// (after which the item is gone; one for a block that is not waiting is a 422), and tenancy:
+// another tenant named answers 404, its waiting instances are never listed, an operator key must
+// name the tenant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
@@ -75,6 +76,23 @@ describe("GET /approvals", () => {
     expect(answered.status).toBe(201);
     await expect.poll(async () => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state, { timeout: 10_000 }).toBe("completed");
     expect((await inbox()).json()).toEqual({ items: [], total: 0 });
+  });
+
+  it("a mistyped block id in the answer is a 422 naming it, and the gate still waits for the right one", async () => {
+    const id = await startWaiting(tenant, "typo-gate");
+    const typo = await call(db, "POST", `/instances/${id}/signals`, {
+      key: tenant.key, body: { signal_type: { custom: "human_input:aprove" }, payload: { value: "ship" } },
+    });
+    expect({ status: typo.status, body: typo.json() }).toEqual({
+      status: 422, body: { error: `unprocessable entity: block "aprove" of instance ${id} is not waiting for input` },
+    });
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1", [id])).rows[0].n).toBe(0);
+    expect(((await inbox()).json() as Items).items.map((i) => [i.instance_id, i.block_id])).toContainEqual([id, "approve"]);
+    const answered = await call(db, "POST", `/instances/${id}/signals`, {
+      key: tenant.key, body: { signal_type: { custom: "human_input:approve" }, payload: { value: "ship" } },
+    });
+    expect(answered.status).toBe(201);
+    await expect.poll(async () => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state, { timeout: 10_000 }).toBe("completed");
   });
 
   it("a gate that names no choices offers Yes/No, with null store_as, timeout and deadline", async () => {

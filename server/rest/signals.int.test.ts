@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { call, createInstance, createSequence, expectSameReply, operatorKey, tenantWithKey, type Reply } from "./testing.ts";
+import { call, createInstance, createSequence, expectSameReply, operatorKey, sequenceJson, tenantWithKey, type Reply } from "./testing.ts";
 
 let db: TestDatabase;
 let acme: { id: string; key: string };
@@ -56,7 +56,7 @@ describe("POST /instances/{id}/signals", () => {
     ["resume", "resume"],
     ["cancel", "cancel"],
     ["update_context", "update_context"],
-    [{ custom: "human_input:approve" }, "custom:human_input:approve"],
+    [{ custom: "order:paid" }, "custom:order:paid"],
   ])("201 with the signal id for %j, stored as %s", async (wire, text) => {
     const id = await instanceIn("running");
     const reply = await signal(id, { signal_type: wire, payload: { data: { x: 1 } } });
@@ -110,6 +110,67 @@ describe("POST /instances/{id}/signals", () => {
 
   it("404 for an unknown instance", async () => {
     const reply = await signal(randomUUID(), { signal_type: "pause" });
+    expect(reply.status).toBe(404);
+    expect(reply.json()).toEqual({ error: "not found: instance not found" });
+  });
+});
+
+describe("POST /instances/{id}/signals with a human_input answer", () => {
+  let gated: string;
+  beforeAll(async () => {
+    const body = sequenceJson(acme.id, {
+      name: "gated",
+      blocks: [
+        { type: "step", id: "prepare", handler: "noop" },
+        { type: "step", id: "approve", handler: "noop", wait_for_input: { prompt: "Ship it?" } },
+      ],
+    });
+    const reply = await call(db, "POST", "/sequences", { key: acme.key, body });
+    expect(reply.status).toBe(201);
+    gated = (reply.json() as { id: string }).id;
+  });
+
+  /** An instance of the gated sequence in `state`, its cursor as the engine leaves it at `approve` (or `cursor`). */
+  async function atGate(state: string, cursor: unknown = { v: 2, nodes: { prepare: { status: "completed" }, approve: { status: "active", attempt: 0, reachedAt: new Date().toISOString() } } }) {
+    const id = await createInstance(db, acme, gated);
+    await db.sql.query(
+      "UPDATE task_instances SET state = $2, cursor = $3, next_fire_at = CASE WHEN $2 = 'scheduled' THEN now() + interval '1 hour' END WHERE id = $1",
+      [id, state, cursor === null ? null : JSON.stringify(cursor)],
+    );
+    return id;
+  }
+  const answer = (id: string, block: string) => signal(id, { signal_type: { custom: `human_input:${block}` }, payload: { value: "yes" } });
+
+  it("201 for the block whose gate is waiting", async () => {
+    const id = await atGate("waiting");
+    const reply = await answer(id, "approve");
+    expect(reply.status).toBe(201);
+    expect(await signalsOf(id)).toEqual([expect.objectContaining({ signal_type: "custom:human_input:approve", payload: { value: "yes" } })]);
+  });
+
+  it.each([
+    ["a mistyped block id", "aprove", "waiting", undefined],
+    ["a block that has no gate", "prepare", "waiting", undefined],
+    ["a gate not reached yet", "approve", "running", { v: 2, nodes: { prepare: { status: "running", attempt: 0 } } }],
+    ["a gate already answered", "approve", "scheduled", { v: 2, nodes: { approve: { status: "active", attempt: 0, reachedAt: new Date().toISOString(), input: { value: "no" } } } }],
+    ["an instance with no cursor yet", "approve", "scheduled", null],
+  ])("422 naming the block for %s, and stores nothing", async (_case, block, state, cursor) => {
+    const id = await atGate(state, cursor);
+    const reply = await answer(id, block);
+    expect(reply.status).toBe(422);
+    expect(reply.json()).toEqual({ error: `unprocessable entity: block "${block}" of instance ${id} is not waiting for input` });
+    expect(await signalsOf(id)).toEqual([]);
+  });
+
+  it("400 for a terminal instance, as for any signal", async () => {
+    const id = await atGate("completed");
+    const reply = await answer(id, "aprove");
+    expect(reply.status).toBe(400);
+    expect(reply.json()).toEqual({ error: `invalid argument: cannot send signal to instance ${id}: target is in a terminal state` });
+  });
+
+  it("404 for an unknown instance", async () => {
+    const reply = await answer(randomUUID(), "approve");
     expect(reply.status).toBe(404);
     expect(reply.json()).toEqual({ error: "not found: instance not found" });
   });
@@ -237,6 +298,9 @@ describe("another tenant's instance", () => {
   const cases = [
     { route: "POST /instances/{id}/signals", state: "running", send: (id: string, o: Extra) => call(db, "POST", `/instances/${id}/signals`, { body: { signal_type: "cancel" }, ...o }) },
     { route: "POST /instances/{id}/signals", state: "completed", send: (id: string, o: Extra) => call(db, "POST", `/instances/${id}/signals`, { body: { signal_type: "cancel" }, ...o }) },
+    // A human_input answer is checked against the instance's gates: a foreign one's must not show through.
+    { route: "POST /instances/{id}/signals", state: "waiting", send: (id: string, o: Extra) => call(db, "POST", `/instances/${id}/signals`, { body: { signal_type: { custom: "human_input:one" } }, ...o }) },
+    { route: "POST /instances/{id}/signals", state: "running", send: (id: string, o: Extra) => call(db, "POST", `/instances/${id}/signals`, { body: { signal_type: { custom: "human_input:nope" } }, ...o }) },
     { route: "PATCH /instances/{id}/state", state: "running", send: (id: string, o: Extra) => call(db, "PATCH", `/instances/${id}/state`, { body: { state: "cancelled" }, ...o }) },
     { route: "PATCH /instances/{id}/state", state: "waiting", send: (id: string, o: Extra) => call(db, "PATCH", `/instances/${id}/state`, { body: { state: "paused" }, ...o }) },
     { route: "PATCH /instances/{id}/context", state: "running", send: (id: string, o: Extra) => call(db, "PATCH", `/instances/${id}/context`, { body: { context: { data: 1 } }, ...o }) },

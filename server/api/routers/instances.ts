@@ -13,6 +13,7 @@ import {
   canTransition, INSTANCE_PAGE_MAX, INSTANCE_STATES, isTerminal, type InstanceKey, type NewSignal, type TenantStore,
 } from "../../../engine/storage/index.ts";
 import { recordAudit } from "../../control/audit.ts";
+import { enqueueApiSignal } from "../../signals.ts";
 import type { Context, User } from "../trpc.ts";
 import { instanceActions } from "./instance-actions.ts";
 import { SignalRequest, toSignal } from "./signal-input.ts";
@@ -96,9 +97,12 @@ function definedLeaves(blocks: readonly Block[] | null): Map<string, DefinedLeaf
 
 // ------------------------------------------------------------------ signals
 
-/** Queues the signal (400 for a terminal instance, NOT_FOUND for a foreign or missing one) and records who sent it. */
+/**
+ * Queues the signal (400 for a terminal instance, NOT_FOUND for a foreign or missing one,
+ * UNPROCESSABLE_CONTENT for a human_input answer no gate waits for) and records who sent it.
+ */
 async function send(ctx: Context & { user: User }, store: TenantStore, instanceId: string, signal: NewSignal) {
-  const { id } = await store.enqueueSignalIfActive(instanceId, signal);
+  const { id } = await enqueueApiSignal(store, instanceId, signal);
   await recordAudit(ctx.services.prisma, {
     actor: ctx.user.email,
     actorUserId: ctx.user.id,

@@ -1,7 +1,9 @@
-// POST /instances/{id}/signals (E.12, G.1): queues a signal; the engine applies it (G.3).
+// POST /instances/{id}/signals (E.12, G.1): queues a signal; the engine applies it (G.3). A
+// human_input answer for a block that is not waiting for input is refused (422).
 import { z } from "zod";
 import { checkSize } from "../../../engine/size-limits.ts";
 import { decodeSignalType } from "../../../engine/storage/index.ts";
+import { enqueueApiSignal } from "../../signals.ts";
 import { shapedBody } from "../body.ts";
 import { json } from "../http.ts";
 import { storeOwning, type RestContext } from "../route.ts";
@@ -26,6 +28,6 @@ export async function sendSignal(context: RestContext<SignalRequest>): Promise<R
   const id = context.params.id!;
   const { signal_type: type, payload } = context.body;
   checkSize("signalPayload", payload, { path: ["payload"] }); // 413, as the web app's signals
-  const signal = await (await storeOwning(context, "instance", id)).enqueueSignalIfActive(id, { type, payload });
+  const signal = await enqueueApiSignal(await storeOwning(context, "instance", id), id, { type, payload });
   return json(201, { signal_id: signal.id });
 }
