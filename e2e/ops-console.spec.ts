@@ -62,7 +62,7 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
     await claimCap.fill("3");
     await inFlight.fill("5");
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Saved: claim cap 3, in-flight limit 5, step limit the default (32), outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000)." })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: "Saved: claim cap 3, in-flight limit 5, step limit the default (32), outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000), webhook rate the default (100/s)." })).toBeVisible();
 
     await page.reload();
     await expect(page.getByRole("spinbutton", { name: "Claim cap", exact: true })).toHaveValue("3");

@@ -146,7 +146,7 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     await caps.getByRole("spinbutton", { name: "In-flight limit", exact: true }).fill("10");
     await caps.getByRole("spinbutton", { name: "Step limit", exact: true }).fill(String(LOW_LIMIT));
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
-    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000).`);
+    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000), webhook rate the default (100/s).`);
     // Engines read tenant limits every 500 ms.
     await page.waitForTimeout(1_500);
   });
@@ -265,7 +265,7 @@ test("an operator sets a tenant's API rate to 1/s and its outbound limit to 1 on
     await apiRate.fill("1");
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
     await expect(page.getByRole("status").filter({ hasText: "Saved:" })).toHaveText(
-      "Saved: claim cap the default (8), in-flight limit the default (32), step limit the default (32), outbound requests per host 1, API rate 1/s, cron schedules the default (1,000).",
+      "Saved: claim cap the default (8), in-flight limit the default (32), step limit the default (32), outbound requests per host 1, API rate 1/s, cron schedules the default (1,000), webhook rate the default (100/s).",
     );
     const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
     expect(audit.rows).toEqual([

@@ -86,6 +86,8 @@ const schema = z.object({
   BULKHEAD_STREAMS_PER_TENANT: int(64, 1),
   /** Cron schedules one tenant may have (wire-format M); creating one more answers 409. */
   BULKHEAD_CRON_SCHEDULES_PER_TENANT: int(1000, 1),
+  /** Public webhook requests of one tenant per second, per web process (burst: twice that); tiered. */
+  BULKHEAD_WEBHOOK_RATE_PER_SEC: int(100, 1),
   /**
    * Proxies in front of the web server whose x-forwarded-for is believed: a hop count or
    * addresses and CIDRs (server/web/client-address.ts). Unset: the socket's address is the client's.

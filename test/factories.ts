@@ -5,6 +5,7 @@ import { createTenant } from "../server/control/tenants.ts";
 import { addMember, createUser, type Role } from "../server/control/users.ts";
 import { commitProgress, insertWorkerTask } from "../engine/storage/execution.ts";
 import { asTenantId } from "../engine/storage/index.ts";
+import { insertTrigger as insertTriggerRow } from "../engine/storage/triggers.ts";
 import type { TestDatabase } from "./db.ts";
 
 export const PASSWORD = "correct horse battery";
@@ -88,4 +89,12 @@ export async function parkOnWorkerTask(
 /** A live session of the user, as signing in makes one: what the HTTP handler is given. */
 export async function sessionOf(db: TestDatabase, userId: string): Promise<SessionIdentity> {
   return { userId, sessionId: (await startSession(db.prisma, userId))! };
+}
+
+/** An `event` trigger of the tenant's, slug claimed across tenants as a create through the API claims it. */
+export async function insertTrigger(db: TestDatabase, tenantId: string, slug: string, sequenceName: string, sequenceVersion: number | null = null) {
+  await db.sql.query("INSERT INTO trigger_slugs (slug, tenant_id) VALUES ($1, $2)", [slug, tenantId]);
+  await insertTriggerRow(db.sql, asTenantId(tenantId), {
+    slug, namespace: "default", sequenceName, sequenceVersion, triggerType: "event", config: null, secret: null,
+  });
 }

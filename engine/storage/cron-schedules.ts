@@ -4,7 +4,7 @@
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { asTenantId, uuidv7, type TenantId } from "./ids.ts";
-import { createInstance, rejectUnstorableText } from "./instance-records.ts";
+import { contextWithData, createInstance, rejectUnstorableText } from "./instance-records.ts";
 import { ACTIVE_STATES } from "./sequence-versions.ts";
 import { enqueueSignalIfActive } from "./signals.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
@@ -300,14 +300,6 @@ export function stampedMetadata(metadata: unknown, scheduleId: string): unknown 
   return { ...(metadata as Record<string, unknown>), cron_schedule_id: scheduleId };
 }
 
-/** An instance's context with every default, as POST /instances stores one without a context. */
-const DEFAULT_CONTEXT = {
-  data: null, config: null, audit: [],
-  runtime: {
-    current_step: null, attempt: 0, started_at: null, current_step_started_at: null, resource_key: null,
-    total_steps_executed: 0, dry_run: false, dry_run_auto_approve: false,
-  },
-};
 
 /** RFC 3339 in UTC, to the second, as the idempotency key names an occurrence. */
 const occurrence = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -381,7 +373,7 @@ async function fire(client: Queryable, row: Row, tenantId: TenantId, dueAt: Date
     });
     if (!sequence) throw new AppError("not_found", `sequence ${row.sequence_id}`);
     const { id } = await createInstance(client, tenantId, {
-      namespace: row.namespace, sequenceId: row.sequence_id, priority: 1, context: DEFAULT_CONTEXT, nextFireAt: null,
+      namespace: row.namespace, sequenceId: row.sequence_id, priority: 1, context: contextWithData(null), nextFireAt: null,
       timezone: row.timezone, metadata: stampedMetadata(row.metadata, row.id), idempotencyKey: `cron:${row.id}:${occurrence(dueAt)}`,
       concurrencyKey: null, maxConcurrency: null, budget: null, dryRun: false,
     });

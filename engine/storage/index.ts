@@ -1,7 +1,7 @@
 // engine/storage: the only module that reads or writes tenant data. A caller gets at a tenant's
 // rows only through `storage.tenant(id)`, which routes the id through the partition router
 // (failing closed) and binds every statement to that tenant.
-import { AppError } from "../errors.ts";
+import { AppError, isAppError } from "../errors.ts";
 import type { Backend, StorageBackends } from "./backends.ts";
 import type { TenantConnections } from "./connection-shares.ts";
 import {
@@ -40,7 +40,11 @@ import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
 import { MoveStore } from "./move-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
-import { deleteTrigger, getTrigger, listTriggers, putTrigger, type NewTrigger } from "./triggers.ts";
+import {
+  claimWebhookNonce, deleteTrigger, fireTrigger, forgetDeliveries, getTrigger, insertTrigger, listDeliveries, listTriggers, recordDelivery,
+  triggerForFiring, type NewTrigger, type TriggerDelivery, type TriggerEvent, type TriggerRecord,
+} from "./triggers.ts";
+import { claimTriggerSlug, releaseTriggerSlug, triggerSlugOwner } from "./trigger-slugs.ts";
 import { listPolledHandlers, listWorkers, registerWorker, type WorkerRegistration } from "./worker-registrations.ts";
 import { listCheckpoints, pruneCheckpoints, saveCheckpoint } from "./checkpoints.ts";
 import {
@@ -75,7 +79,10 @@ export type { Reservation, RateLimitPolicy } from "./rate-limits.ts";
 export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } from "./breakers.ts";
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
-export { TRIGGER_SLUG, type NewTrigger, type TriggerRecord } from "./triggers.ts";
+export {
+  DELIVERIES_KEPT, isTriggerSlug, TRIGGER_SLUG, TRIGGER_TYPES, type DeliverySource, type NewTrigger, type TriggerDelivery, type TriggerEvent,
+  type TriggerRecord, type TriggerType,
+} from "./triggers.ts";
 export type { WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";
 export type { Checkpoint } from "./checkpoints.ts";
 export {
@@ -510,21 +517,44 @@ export class TenantStore {
   }
   // ---------------------------------------------------------------- end of circuit breakers
 
-  // ---------------------------------------------------------------- trigger slugs (emit_event)
-  listTriggers() {
-    return listTriggers(this.db, this.tenantId);
+  // ---------------------------------------------------------------- triggers and webhooks (wire-format L)
+  listTriggers(limit: number) {
+    return listTriggers(this.db, this.tenantId, limit);
   }
 
   getTrigger(slug: string) {
     return getTrigger(this.db, this.tenantId, slug);
   }
 
-  putTrigger(slug: string, trigger: NewTrigger) {
-    return putTrigger(this.db, this.tenantId, slug, trigger);
+  triggerForFiring(slug: string) {
+    return triggerForFiring(this.db, this.tenantId, slug);
   }
 
-  deleteTrigger(slug: string) {
-    return deleteTrigger(this.db, this.tenantId, slug);
+  /** Null when the tenant has a trigger by that slug already (the slug's claim is Storage's). */
+  insertTrigger(trigger: NewTrigger) {
+    return insertTrigger(this.db, this.tenantId, trigger);
+  }
+
+  async deleteTrigger(slug: string) {
+    const removed = await deleteTrigger(this.db, this.tenantId, slug);
+    if (removed) await forgetDeliveries(this.db, this.tenantId, slug);
+    return removed;
+  }
+
+  fireTrigger(trigger: TriggerRecord, data: unknown, event: TriggerEvent) {
+    return fireTrigger(this.db, this.tenantId, trigger, data, event);
+  }
+
+  claimWebhookNonce(slug: string, nonce: string, ttlSecs: number) {
+    return claimWebhookNonce(this.db, this.tenantId, slug, nonce, ttlSecs);
+  }
+
+  recordDelivery(slug: string, delivery: Omit<TriggerDelivery, "id" | "receivedAt">) {
+    return recordDelivery(this.db, this.tenantId, slug, delivery);
+  }
+
+  listDeliveries(slug: string, limit: number) {
+    return listDeliveries(this.db, this.tenantId, slug, limit);
   }
 
   // ---------------------------------------------------------------- worker registrations (wire-format T)
@@ -618,6 +648,25 @@ export class Storage {
   /** A fleet poll's registration (an operator key acting for no tenant), kept on the primary. */
   registerFleetWorker(registration: WorkerRegistration) {
     return registerWorker(this.backends.primary.pool, "", registration);
+  }
+
+  /** Takes a trigger slug for the tenant across all tenants (primary): false when another tenant has it. */
+  claimTriggerSlug(tenantId: string, slug: string) {
+    return claimTriggerSlug(this.backends.primary.pool, tenantId, slug);
+  }
+
+  releaseTriggerSlug(tenantId: string, slug: string) {
+    return releaseTriggerSlug(this.backends.primary.pool, tenantId, slug);
+  }
+
+  /** The store of the tenant owning a trigger slug (the public webhook route knows nothing else), or null. */
+  async triggerOwner(slug: string): Promise<TenantStore | null> {
+    const tenantId = await triggerSlugOwner(this.backends.primary.pool, slug);
+    if (tenantId === null) return null;
+    return this.tenantForWrite(tenantId).catch((error: unknown) => {
+      if (isAppError(error, "not_found")) return null; // unplaced
+      throw error;
+    });
   }
 
   /** The tenant's store: the router's placement is the door a raw id becomes a TenantId through. */

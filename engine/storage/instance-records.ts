@@ -24,6 +24,17 @@ export interface NewInstance {
   dryRun: boolean;
 }
 
+/** An instance's context with every default and `data`, as POST /instances stores one without a context. */
+export function contextWithData(data: unknown): unknown {
+  return {
+    data, config: null, audit: [],
+    runtime: {
+      current_step: null, attempt: 0, started_at: null, current_step_started_at: null, resource_key: null,
+      total_steps_executed: 0, dry_run: false, dry_run_auto_approve: false,
+    },
+  };
+}
+
 export interface InstanceRecord {
   id: string;
   tenantId: string;

@@ -17,12 +17,14 @@ export interface TenantLimits {
   apiRatePerSec: number | null;
   /** Cron schedules the tenant may have; null: BULKHEAD_CRON_SCHEDULES_PER_TENANT. */
   cronSchedules: number | null;
+  /** Public webhook requests per second of the tenant, per web process; null: BULKHEAD_WEBHOOK_RATE_PER_SEC. */
+  webhookRatePerSec: number | null;
 }
 
 /** tenant_limits columns by field, in the order of the statements below. */
 const COLUMNS = {
   claimCap: "claim_cap", maxConcurrency: "max_concurrency", maxSteps: "max_steps", outboundPerHost: "outbound_per_host", apiRatePerSec: "api_rate_per_sec",
-  cronSchedules: "cron_schedules",
+  cronSchedules: "cron_schedules", webhookRatePerSec: "webhook_rate_per_sec",
 } as const satisfies Record<keyof TenantLimits, string>;
 const FIELDS = Object.keys(COLUMNS) as (keyof TenantLimits)[];
 const SELECTED = FIELDS.map((f) => COLUMNS[f]).join(", ");

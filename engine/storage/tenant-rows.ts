@@ -29,6 +29,8 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "event_dedupe" },
   { name: "event_fan_out_minutes" },
   { name: "triggers" },
+  { name: "webhook_nonces" },
+  { name: "trigger_deliveries", generated: "id" },
   { name: "cron_schedules" },
   { name: "credentials" },
   { name: "worker_registrations" },
@@ -44,7 +46,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
 ];
 
 /** The tables that hold tenant_id but are the control plane's, on the primary only. */
-export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits", "invitations"] as const;
+export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits", "invitations", "trigger_slugs"] as const;
 
 const ROWS_PER_FETCH = 1_000;
 

@@ -95,7 +95,7 @@ describe("a quiesced tenant", () => {
     const caller = createCaller(createContext(db, admin.id));
     const moving = { code: "SERVICE_UNAVAILABLE", message: "the tenant is being moved to another backend; retry shortly" };
     await expect(caller.breakers.reset({ tenantId: tenant, handler: "h" })).rejects.toMatchObject(moving);
-    await expect(caller.triggers.put({ tenantId: tenant, slug: "t", sequenceName: "s", sequenceVersion: null })).rejects.toMatchObject(moving);
+    await expect(caller.triggers.create({ tenantId: tenant, slug: "t", sequenceName: "s", sequenceVersion: null, triggerType: "event", generateSecret: false })).rejects.toMatchObject(moving);
     await expect(ops().limits.setBudget({ tenantId: tenant, stepsPerPeriod: 10, periodSecs: 60 })).rejects.toMatchObject(moving);
     await expect(ops().limits.setRateLimit({ tenantId: tenant, key: "k", maxCount: 1, windowMs: 1000 })).rejects.toMatchObject(moving);
     await expect(createCaller(createContext(db, operator.id)).breakers.ops.reset({ tenantId: tenant, handler: "h" })).rejects.toMatchObject(moving);

@@ -125,7 +125,7 @@ describe("resources procedures", () => {
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 4, ownLimit: 4, peak: 4, waited: 35, atLimit: true });
 
     // The Resources page's inline form sends the step limit alone: the other two are kept.
-    expect(await ops().limits.set({ tenantId: tenant, maxSteps: 12 })).toEqual({ claimCap: 3, maxConcurrency: 7, maxSteps: 12, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null });
+    expect(await ops().limits.set({ tenantId: tenant, maxSteps: 12 })).toEqual({ claimCap: 3, maxConcurrency: 7, maxSteps: 12, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null, webhookRatePerSec: null });
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 12, ownLimit: 12, peak: 4, waited: 35, atLimit: false });
     expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: 3, maxConcurrency: 7, maxSteps: 12 });
     const audit = await db.sql.query("SELECT actor, action, details FROM audit_log WHERE tenant_id = $1 ORDER BY id", [tenant]);

@@ -265,35 +265,49 @@ describe("who may call the settings procedures", () => {
 });
 
 describe("triggers.*", () => {
-  it("lets an admin create, repoint and remove a trigger, each in the audit log; members may only look", async () => {
+  it("lets an admin create and remove a trigger, each in the audit log; members may look and send a test event", async () => {
     const name = `flow-${randomUUID().slice(0, 8)}`;
     await insertSequence(db, tenantA, [{ type: "step", id: "x", handler: "noop" }], name);
-    const created = await callerFor(admin.id).triggers.put({ tenantId: tenantA, slug: "order-paid", sequenceName: name, sequenceVersion: null });
-    expect(created).toMatchObject({ slug: "order-paid", sequenceName: name, sequenceVersion: null, created: true });
-    const repointed = await callerFor(admin.id).triggers.put({ tenantId: tenantA, slug: "order-paid", sequenceName: name, sequenceVersion: 1 });
-    expect(repointed).toMatchObject({ sequenceVersion: 1, created: false });
-    expect(await callerFor(member.id).triggers.list({ tenantId: tenantA })).toEqual([expect.objectContaining({ slug: "order-paid", sequenceVersion: 1 })]);
-    expect((await trpcError(callerFor(member.id).triggers.remove({ tenantId: tenantA, slug: "order-paid" }))).message).toBe('No procedure found on path "triggers.remove"');
+    const slug = `order-paid-${randomUUID().slice(0, 8)}`;
+    const created = await callerFor(admin.id).triggers.create({ tenantId: tenantA, slug, sequenceName: name, sequenceVersion: null, triggerType: "webhook", generateSecret: true });
+    expect(created).toMatchObject({ slug, sequenceName: name, sequenceVersion: null, triggerType: "webhook", hasSecret: true, webhookPath: `/api/v1/webhooks/${slug}` });
+    expect(created.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const listed = await callerFor(member.id).triggers.list({ tenantId: tenantA });
+    expect(listed).toEqual([expect.objectContaining({ slug, hasSecret: true })]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret!);
+    const { rows } = await db.sql.query("SELECT secret FROM triggers WHERE slug = $1", [slug]);
+    expect(rows[0].secret).not.toContain(created.secret!);
+    expect((await trpcError(callerFor(member.id).triggers.remove({ tenantId: tenantA, slug }))).message).toBe('No procedure found on path "triggers.remove"');
 
-    const bad = await trpcError(callerFor(admin.id).triggers.put({ tenantId: tenantA, slug: "Bad Slug", sequenceName: name, sequenceVersion: null }));
+    const test = await callerFor(member.id).triggers.sendTest({ tenantId: tenantA, slug, data: { order: 7 } });
+    const { rows: [instance] } = await db.sql.query("SELECT context->'data' AS data, metadata FROM task_instances WHERE id = $1", [test.instanceId]);
+    expect(instance).toEqual({ data: { order: 7 }, metadata: { _trigger: slug, _trigger_type: "webhook", _trigger_event: { source: "test_event", by: member.email } } });
+    expect(await callerFor(member.id).triggers.deliveries({ tenantId: tenantA, slug })).toEqual([
+      expect.objectContaining({ source: "test", status: 201, outcome: "instance created", instanceId: test.instanceId }),
+    ]);
+
+    const bad = await trpcError(callerFor(admin.id).triggers.create({ tenantId: tenantA, slug: "bad slug", sequenceName: name, sequenceVersion: null, triggerType: "event", generateSecret: false }));
     expect(bad.code).toBe("BAD_REQUEST");
-    expect(bad.message).toMatch(/^invalid trigger slug "Bad Slug"/);
+    expect(bad.message).toMatch(/^slug may hold only letters/);
 
-    await callerFor(admin.id).triggers.remove({ tenantId: tenantA, slug: "order-paid" });
+    await callerFor(admin.id).triggers.remove({ tenantId: tenantA, slug });
     expect(await callerFor(admin.id).triggers.list({ tenantId: tenantA })).toEqual([]);
     expect((await auditRows(tenantA, "trigger.create")).map((r) => r.actor)).toEqual([admin.email]);
-    expect(await auditRows(tenantA, "trigger.update")).toHaveLength(1);
     expect(await auditRows(tenantA, "trigger.delete")).toHaveLength(1);
   });
 
   it("answers another tenant's slug as a slug nobody has, down to the bytes, and leaves it alone", async () => {
     const name = `flow-${randomUUID().slice(0, 8)}`;
     await insertSequence(db, tenantB, [{ type: "step", id: "x", handler: "noop" }], name);
-    await callerFor(adminB.id).triggers.put({ tenantId: tenantB, slug: "b-only", sequenceName: name, sequenceVersion: null });
-    const foreign = await httpMutation(admin.id, "triggers.remove", { tenantId: tenantA, slug: "b-only" });
-    const missing = await httpMutation(admin.id, "triggers.remove", { tenantId: tenantA, slug: "nobody-has-this" });
-    expect(foreign.status).toBe(404);
-    expect(foreign).toEqual(missing);
-    expect(await callerFor(adminB.id).triggers.list({ tenantId: tenantB })).toEqual([expect.objectContaining({ slug: "b-only" })]);
+    const foreignSlug = `b-only-${randomUUID().slice(0, 8)}`;
+    await callerFor(adminB.id).triggers.create({ tenantId: tenantB, slug: foreignSlug, sequenceName: name, sequenceVersion: null, triggerType: "event", generateSecret: false });
+    await db.sql.query("DELETE FROM trigger_slugs WHERE slug = 'nobody-has-this'");
+    for (const path of ["triggers.remove", "triggers.sendTest"]) {
+      const foreign = await httpMutation(admin.id, path, { tenantId: tenantA, slug: foreignSlug, data: null });
+      const missing = await httpMutation(admin.id, path, { tenantId: tenantA, slug: "nobody-has-this", data: null });
+      expect(foreign.status).toBe(404);
+      expect(JSON.stringify(foreign).replaceAll(foreignSlug, "nobody-has-this")).toBe(JSON.stringify(missing));
+    }
+    expect(await callerFor(adminB.id).triggers.list({ tenantId: tenantB })).toEqual([expect.objectContaining({ slug: foreignSlug })]);
   });
 });

@@ -9,9 +9,8 @@ import type { AnyProcedure } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upsertOpenBreaker } from "../../engine/storage/breakers.ts";
-import { putTrigger } from "../../engine/storage/triggers.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { insertInstancesOf, insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
+import { insertInstancesOf, insertSequence, insertTrigger, makeTenant, makeUser } from "../../test/factories.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { createInvitation } from "../control/invitations.ts";
 import { sequenceJson } from "../rest/testing.ts";
@@ -240,7 +239,7 @@ const MAKE: Record<Kind, (tenantId: string) => Promise<string>> = {
   apiKey: async (tenantId) => (await createApiKey(db.prisma, { tenantId, name: "matrix" })).id,
   trigger: async (tenantId) => {
     const slug = RANDOM.trigger();
-    await putTrigger(db.sql, asTenantId(tenantId), slug, { sequenceName: SEQUENCE_NAME, sequenceVersion: null });
+    await insertTrigger(db, tenantId, slug, SEQUENCE_NAME);
     return slug;
   },
   handler: async (tenantId) => {

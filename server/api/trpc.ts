@@ -97,7 +97,7 @@ export type TenantReads = Pick<
   | "getInstance" | "listInstances" | "listBlockOutputs" | "listRateLimitPolicies" | "readBudget"
   | "listWorkerTasks" | "workerTaskStats" | "listWorkerTaskAttempts" | "getExecutionTreeSource"
   | "listInstancesPage" | "getInstanceDetail" | "instanceThroughput" | "listRecentFailures"
-  | "listOpenBreakers" | "listBreakerResets" | "listBreakerSettings" | "listTriggers" | "getTrigger"
+  | "listOpenBreakers" | "listBreakerResets" | "listBreakerSettings" | "listTriggers" | "getTrigger" | "listDeliveries"
   | "listDeadLetters" | "listFailureGroups" | "listCronSchedules" | "getCronSchedule" | "latestCronRuns" | "listCredentials"
 >;
 

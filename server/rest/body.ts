@@ -21,9 +21,13 @@ export async function readJson(request: Request, limit = BODY_LIMIT): Promise<un
   if (!isJson(request.headers.get("content-type"))) {
     throw new Rejection(415, "Expected request with `Content-Type: application/json`");
   }
+  return parseJson(await readBytes(request, limit), (problem) => new Rejection(400, `Failed to parse the request body as JSON: ${problem}`));
+}
+
+/** The body's bytes as received; over `limit` a 413 in plain text, before it is buffered whole. */
+export async function readBytes(request: Request, limit: number): Promise<Buffer> {
   const tooLarge = () => new Rejection(413, `Failed to buffer the request body: length limit of ${limit} bytes exceeded`);
   if (Number(request.headers.get("content-length")) > limit) throw tooLarge();
-
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body) {
@@ -37,24 +41,26 @@ export async function readJson(request: Request, limit = BODY_LIMIT): Promise<un
       chunks.push(next.value);
     }
   }
+  return Buffer.concat(chunks);
+}
 
+/** JSON from UTF-8 bytes; what cannot be parsed is `broken(problem)`. */
+export function parseJson(bytes: Buffer, broken: (problem: string) => Error): unknown {
   let body: string;
   try {
-    body = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    body = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new Rejection(400, "Failed to parse the request body as JSON: invalid UTF-8");
+    throw broken("invalid UTF-8");
   }
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch (error) {
-    throw new Rejection(400, `Failed to parse the request body as JSON: ${(error as Error).message}`);
+    throw broken((error as Error).message);
   }
   // JSON.parse takes any depth, but JSON.stringify and every recursive walk after it overflow the
   // stack on a deep enough value: refuse it here, as serde's recursion limit does.
-  if (isDeeperThan(json, LIMITS.jsonDepth)) {
-    throw new Rejection(400, `Failed to parse the request body as JSON: nesting exceeds the maximum depth of ${LIMITS.jsonDepth}`);
-  }
+  if (isDeeperThan(json, LIMITS.jsonDepth)) throw broken(`nesting exceeds the maximum depth of ${LIMITS.jsonDepth}`);
   // Text PostgreSQL cannot store is the client's mistake: a 400 naming the field, before anything
   // is read or written (JSON, as the handlers' own invalid-argument answers are).
   const problem = unstorableText(json);

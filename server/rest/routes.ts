@@ -13,7 +13,7 @@ import {
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
-import { deleteTrigger, getTrigger, listTriggers, putTrigger, triggerBody } from "./handlers/triggers.ts";
+import { deleteTrigger, fireTrigger, getTrigger, listTriggers, methodNotAllowed, postTrigger, receiveWebhook, triggerBody } from "./handlers/triggers.ts";
 import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
   listHandlers, listWorkers, pollTasks, queuePollBody, taskStats,
@@ -23,12 +23,14 @@ import { instanceAudit, listChanges, streamChanges } from "./handlers/changes.ts
 import { cronCreateBody, cronMethodNotAllowed, cronNextFires, cronUpdateBody, createCron, deleteCron, getCron, listCron, updateCron } from "./handlers/cron.ts";
 import { cronScheduleNotFound } from "../../engine/storage/index.ts";
 import { credentialNotFound } from "../credentials.ts";
+import { triggerNotFound } from "../triggers.ts";
 import { listApprovals } from "./handlers/approvals.ts";
 import { checkpointBody, latestCheckpoint, listCheckpoints, pruneBody, pruneCheckpoints, saveCheckpoint } from "./handlers/checkpoints.ts";
 import { createCredential, credentialCreateBody, credentialPatchBody, deleteCredential, getCredential, listCredentials, patchCredential } from "./handlers/credentials.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 const cronMissing = (params: Readonly<Record<string, string>>) => cronScheduleNotFound(params.id!);
+const triggerMissing = (params: Readonly<Record<string, string>>) => triggerNotFound(params.slug!);
 const credentialMissing = (params: Readonly<Record<string, string>>) => credentialNotFound(params.credential_id!);
 
 export const ROUTES: readonly Route[] = [
@@ -89,11 +91,15 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers", access: "tenant", notFound: "tenant", handle: listTenantBreakers }),
   defineRoute({ method: "GET", path: "/tenants/{tenant_id}/circuit-breakers/{handler}", access: "tenant", notFound: "circuit breaker", handle: getBreaker }),
   defineRoute({ method: "POST", path: "/tenants/{tenant_id}/circuit-breakers/{handler}/reset", access: "tenant", notFound: "tenant", handle: resetBreaker }),
-  // Trigger slugs (emit_event's targets). Another tenant's slug answers as a slug nobody has.
+  // Triggers and webhooks (wire-format L). Another tenant's slug answers as a slug nobody has.
+  defineRoute({ method: "POST", path: "/triggers", access: "tenant", notFound: "tenant", body: triggerBody, handle: postTrigger }),
   defineRoute({ method: "GET", path: "/triggers", access: "tenant", notFound: "tenant", handle: listTriggers }),
-  defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: getTrigger }),
-  defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "tenant", notFound: "tenant", body: triggerBody, handle: putTrigger }),
-  defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", handle: deleteTrigger }),
+  defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: getTrigger }),
+  defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "public", notFound: "route", handle: methodNotAllowed }),
+  defineRoute({ method: "PATCH", path: "/triggers/{slug}", access: "public", notFound: "route", handle: methodNotAllowed }),
+  defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: deleteTrigger }),
+  defineRoute({ method: "POST", path: "/triggers/{slug}/fire", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: fireTrigger }),
+  defineRoute({ method: "POST", path: "/webhooks/{slug}", access: "public", notFound: "route", handle: receiveWebhook }),
   // The approvals inbox (wire-format R): read-only; answers are custom signals.
   defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
   // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.

@@ -2,10 +2,9 @@
 // engine-semantics issue names, asserted on outputs, context and final state.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/db.ts";
-import { insertInstancesOf, insertSequence } from "../../../test/factories.ts";
+import { insertInstancesOf, insertSequence, insertTrigger } from "../../../test/factories.ts";
 import type { Scheduler } from "../../scheduler/scheduler.ts";
 import { enqueueSignalIfActive } from "../../storage/signals.ts";
-import { putTrigger } from "../../storage/triggers.ts";
 import { completeWorkerTask, pollWorkerTasks } from "../../storage/worker-tasks.ts";
 import { makeScheduler } from "../../../test/scheduler.ts";
 import { asTenantId } from "../../storage/index.ts";
@@ -558,8 +557,8 @@ describe("emit_event by trigger slug (D)", () => {
   it("spawns the latest version of the trigger's sequence, or the version it pins, with the slug in the child's metadata", async () => {
     await insertSequence(db, "acme", [step("v1", "noop")], "signup-flow", 1);
     await insertSequence(db, "acme", [step("v2", "noop")], "signup-flow", 2);
-    await putTrigger(db.sql, asTenantId("acme"), "user-signed-up", { sequenceName: "signup-flow", sequenceVersion: null });
-    await putTrigger(db.sql, asTenantId("acme"), "signup-v1", { sequenceName: "signup-flow", sequenceVersion: 1 });
+    await insertTrigger(db, "acme", "user-signed-up", "signup-flow", null);
+    await insertTrigger(db, "acme", "signup-v1", "signup-flow", 1);
 
     const latest = await emitted(await run([step("e", "emit_event", { trigger_slug: "user-signed-up", data: { n: 1 } })]));
     expect(latest).toMatchObject({ sequence_name: "signup-flow", deduped: false });
@@ -574,7 +573,7 @@ describe("emit_event by trigger slug (D)", () => {
 
   it("cannot use another tenant's trigger: the same failure as a slug nobody has", async () => {
     await insertSequence(db, "globex", [step("x", "noop")], "globex-flow");
-    await putTrigger(db.sql, asTenantId("globex"), "globex-only", { sequenceName: "globex-flow", sequenceVersion: null });
+    await insertTrigger(db, "globex", "globex-only", "globex-flow", null);
     const foreign = await run([step("e", "emit_event", { trigger_slug: "globex-only" })]);
     const missing = await run([step("e", "emit_event", { trigger_slug: "nobody-has-this" })]);
     for (const id of [foreign, missing]) expect((await settle(id)).state).toBe("failed");
@@ -586,7 +585,7 @@ describe("emit_event by trigger slug (D)", () => {
 
   it("dedupes per parent with dedupe_scope parent, and across the tenant with dedupe_scope tenant", async () => {
     await insertSequence(db, "acme", [step("x", "noop")], "dedupe-target");
-    await putTrigger(db.sql, asTenantId("acme"), "dedupe-me", { sequenceName: "dedupe-target", sequenceVersion: null });
+    await insertTrigger(db, "acme", "dedupe-me", "dedupe-target", null);
     const twice = (scope: string) => [
       step("first", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "order-7", dedupe_scope: scope }),
       step("second", "emit_event", { trigger_slug: "dedupe-me", dedupe_key: "order-7", dedupe_scope: scope }),

@@ -27,10 +27,12 @@ export const opsLimitsRouter = router({
       outboundPerHost: own?.outboundPerHost ?? null,
       apiRatePerSec: own?.apiRatePerSec ?? null,
       cronSchedules: own?.cronSchedules ?? null,
+      webhookRatePerSec: own?.webhookRatePerSec ?? null,
       defaults: {
         claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT,
         maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT, outboundPerHost: config.BULKHEAD_OUTBOUND_PER_HOST,
         apiRatePerSec: config.BULKHEAD_API_RATE_PER_SEC, cronSchedules: config.BULKHEAD_CRON_SCHEDULES_PER_TENANT,
+        webhookRatePerSec: config.BULKHEAD_WEBHOOK_RATE_PER_SEC,
       },
       budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
       rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
@@ -39,13 +41,14 @@ export const opsLimitsRouter = router({
 
   /**
    * The tenant's own claim cap, in-flight limit, step limit, outbound bound per host, API
-   * request rate and cron schedule count: null returns one to the default, an absent one is kept. Answers them all
+   * request rate, cron schedule count and webhook rate: null returns one to the default, an absent one is kept. Answers them all
    * (control plane: not held up by a move).
    */
   set: operatorTenantProcedure
     .input(z.object({
       claimCap: override.optional(), maxConcurrency: override.optional(), maxSteps: override.optional(),
       outboundPerHost: override.optional(), apiRatePerSec: override.optional(), cronSchedules: override.optional(),
+      webhookRatePerSec: override.optional(),
     }))
     .mutation(async ({ ctx, input }) => {
       const { tenantId, ...changes } = input;
@@ -56,6 +59,7 @@ export const opsLimitsRouter = router({
         details: {
           claim_cap: limits.claimCap, max_concurrency: limits.maxConcurrency, max_steps: limits.maxSteps,
           outbound_per_host: limits.outboundPerHost, api_rate_per_sec: limits.apiRatePerSec, cron_schedules: limits.cronSchedules,
+          webhook_rate_per_sec: limits.webhookRatePerSec,
         },
       });
       return limits;

@@ -46,6 +46,7 @@ export function LimitsCard({ tenantId }: { tenantId: string }) {
         outboundPerHost={data.outboundPerHost}
         apiRatePerSec={data.apiRatePerSec}
         cronSchedules={data.cronSchedules}
+        webhookRatePerSec={data.webhookRatePerSec}
         defaults={data.defaults}
       />
       <h3>Step budget</h3>
@@ -67,7 +68,7 @@ function useInvalidate() {
 }
 
 function CapsForm({
-  tenantId, claimCap, maxConcurrency, maxSteps, outboundPerHost, apiRatePerSec, cronSchedules, defaults,
+  tenantId, claimCap, maxConcurrency, maxSteps, outboundPerHost, apiRatePerSec, cronSchedules, webhookRatePerSec, defaults,
 }: {
   tenantId: string;
   claimCap: number | null;
@@ -76,7 +77,11 @@ function CapsForm({
   outboundPerHost: number | null;
   apiRatePerSec: number | null;
   cronSchedules: number | null;
-  defaults: { claimCap: number; maxConcurrency: number; maxSteps: number; outboundPerHost: number; apiRatePerSec: number; cronSchedules: number };
+  webhookRatePerSec: number | null;
+  defaults: {
+    claimCap: number; maxConcurrency: number; maxSteps: number; outboundPerHost: number; apiRatePerSec: number; cronSchedules: number;
+    webhookRatePerSec: number;
+  };
 }) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
@@ -86,6 +91,7 @@ function CapsForm({
   const [outbound, setOutbound] = useState(outboundPerHost?.toString() ?? "");
   const [apiRate, setApiRate] = useState(apiRatePerSec?.toString() ?? "");
   const [schedules, setSchedules] = useState(cronSchedules?.toString() ?? "");
+  const [webhookRate, setWebhookRate] = useState(webhookRatePerSec?.toString() ?? "");
   const save = useMutation(trpc.ops.limits.set.mutationOptions({ onSettled: invalidate }));
   const capDefault = defaults.claimCap === 0 ? "no cap" : defaults.claimCap.toLocaleString();
   const said = (value: number | null, fallback: string, unit = "") => (value === null ? `the default (${fallback}${unit})` : `${value.toLocaleString()}${unit}`);
@@ -97,18 +103,20 @@ function CapsForm({
         engine process; the step limit bounds its steps running at once per engine process (every parallel branch counts); the
         outbound limit bounds its requests open at once to one host per process (over it a step waits); the API rate bounds
         each of its API keys&apos; and users&apos; requests per second (the burst in proportion; over it a request gets 429); the
-        cron schedules limit bounds how many schedules it may have (one more is refused).
+        cron schedules limit bounds how many schedules it may have (one more is refused); the webhook rate bounds its public
+        webhook requests per second per web process (over it a webhook gets 429).
         Empty means the engine default. Engines and web processes follow a change within a second.
       </p>
       <ChangeError what="save the limits" error={save.error} />
       <form
         className="form-row"
-        aria-label="Claim cap, in-flight limit, step limit, outbound requests per host, API requests per second and cron schedules"
+        aria-label="Claim cap, in-flight limit, step limit, outbound requests per host, API requests per second, cron schedules and webhooks per second"
         onSubmit={(event) => {
           event.preventDefault();
           save.mutate({
             tenantId, claimCap: override(cap), maxConcurrency: override(concurrency), maxSteps: override(steps),
             outboundPerHost: override(outbound), apiRatePerSec: override(apiRate), cronSchedules: override(schedules),
+            webhookRatePerSec: override(webhookRate),
           });
         }}
       >
@@ -196,6 +204,20 @@ function CapsForm({
             onChange={(event) => { setSchedules(event.target.value); save.reset(); }}
           />
         </label>
+        <label>
+          Webhooks per second
+          <input
+            className="input"
+            name="webhookRatePerSec"
+            type="number"
+            min={1}
+            max={MAX_INT4}
+            step={1}
+            placeholder={`default: ${defaults.webhookRatePerSec.toLocaleString()}`}
+            value={webhookRate}
+            onChange={(event) => { setWebhookRate(event.target.value); save.reset(); }}
+          />
+        </label>
         <button className="btn btn-primary" type="submit" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save limits"}
         </button>
@@ -206,7 +228,8 @@ function CapsForm({
           limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString())}, outbound requests per
           host {said(save.data.outboundPerHost, defaults.outboundPerHost.toLocaleString())}, API
           rate {said(save.data.apiRatePerSec, defaults.apiRatePerSec.toLocaleString(), "/s")}, cron
-          schedules {said(save.data.cronSchedules, defaults.cronSchedules.toLocaleString())}.
+          schedules {said(save.data.cronSchedules, defaults.cronSchedules.toLocaleString())}, webhook
+          rate {said(save.data.webhookRatePerSec, defaults.webhookRatePerSec.toLocaleString(), "/s")}.
         </p>
       )}
     </>
