@@ -57,11 +57,13 @@ export function sameSecret(given: string | null, secret: string): boolean {
 
 /** The two buckets of one web process. */
 export class WebhookRates {
-  readonly perAddress = new TokenBuckets(PER_ADDRESS_AND_SLUG);
+  readonly perAddress: TokenBuckets;
   readonly perTenant: TokenBuckets;
 
-  constructor(ratePerSec: number) {
-    this.perTenant = new TokenBuckets({ ratePerSec, burst: 2 * ratePerSec });
+  /** `now`: milliseconds, Date.now unless a test brings its own clock. */
+  constructor(ratePerSec: number, now?: () => number) {
+    this.perAddress = new TokenBuckets({ ...PER_ADDRESS_AND_SLUG, now });
+    this.perTenant = new TokenBuckets({ ratePerSec, burst: 2 * ratePerSec, now });
   }
 
   /** Refused when one (client address, slug) sends more than 300 requests/s. */

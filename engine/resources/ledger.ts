@@ -105,6 +105,12 @@ export const LEDGER: readonly LedgerEntry[] = [
     test: "server/request-rate.int.test.ts", enforced: true,
   },
   {
+    id: "public_webhooks", resource: "public webhook requests, per web process", boundary: "tiered",
+    default: "100 requests/s per tenant, burst 200, and 300/s per (client address, slug); over either a webhook gets 429",
+    setting: "BULKHEAD_WEBHOOK_RATE_PER_SEC", override: "tenant page: webhooks per second", enforcedAt: "server/webhooks.ts",
+    test: "server/rest/triggers.int.test.ts", enforced: true,
+  },
+  {
     id: "event_fan_out", resource: "event fan-out (emit_event children)", boundary: "per tenant",
     default: "1,000 children per instance (then the step fails); 6,000 per tenant per clock minute (then the step waits for the next)",
     setting: "BULKHEAD_EVENTS_PER_PARENT, BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE", override: null,

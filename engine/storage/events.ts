@@ -57,7 +57,7 @@ const COUNT_PARENT = {
 const MINUTE_ENDS = "SELECT date_trunc('minute', now()) + interval '1 minute' AS minute_ends";
 
 // The newest sequence version that is not deprecated, in the parent's namespace; through a
-// trigger, the one it pins when it pins one.
+// trigger (enabled, of the parent's namespace), the one it pins when it pins one.
 const FIND_BY_NAME = {
   name: "emit_find_sequence",
   text: `SELECT s.id, s.name, s.definition->'input_schema' AS input_schema FROM sequences s
@@ -70,8 +70,8 @@ const FIND_BY_TRIGGER = {
   text: `SELECT s.id, s.name, s.definition->'input_schema' AS input_schema FROM triggers t
            JOIN task_instances p ON p.id = $2 AND p.tenant_id = $1
            JOIN sequences s ON s.tenant_id = $1 AND s.namespace = p.namespace AND s.name = t.sequence_name
-          WHERE t.tenant_id = $1 AND t.slug = $3 AND NOT s.deprecated
-            AND (t.sequence_version IS NULL OR s.version = t.sequence_version)
+          WHERE t.tenant_id = $1 AND t.slug = $3 AND t.enabled AND t.namespace = p.namespace
+            AND (CASE WHEN t.sequence_version IS NULL THEN NOT s.deprecated ELSE s.version = t.sequence_version END)
           ORDER BY s.version DESC LIMIT 1`,
 };
 

@@ -129,7 +129,7 @@ describe("resources procedures", () => {
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 12, ownLimit: 12, peak: 4, waited: 35, atLimit: false });
     expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: 3, maxConcurrency: 7, maxSteps: 12 });
     const audit = await db.sql.query("SELECT actor, action, details FROM audit_log WHERE tenant_id = $1 ORDER BY id", [tenant]);
-    expect(audit.rows.at(-1)).toEqual({ actor: operator.email, action: "limits.set", details: { claim_cap: 3, max_concurrency: 7, max_steps: 12, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null } });
+    expect(audit.rows.at(-1)).toEqual({ actor: operator.email, action: "limits.set", details: { claim_cap: 3, max_concurrency: 7, max_steps: 12, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null } });
 
     // Back to the engine default, which it is at as well.
     await ops().limits.set({ tenantId: tenant, claimCap: 3, maxConcurrency: 7, maxSteps: null });

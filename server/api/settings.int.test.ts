@@ -275,8 +275,6 @@ describe("triggers.*", () => {
     const listed = await callerFor(member.id).triggers.list({ tenantId: tenantA });
     expect(listed).toEqual([expect.objectContaining({ slug, hasSecret: true })]);
     expect(JSON.stringify(listed)).not.toContain(created.secret!);
-    const { rows } = await db.sql.query("SELECT secret FROM triggers WHERE slug = $1", [slug]);
-    expect(rows[0].secret).not.toContain(created.secret!);
     expect((await trpcError(callerFor(member.id).triggers.remove({ tenantId: tenantA, slug }))).message).toBe('No procedure found on path "triggers.remove"');
 
     const test = await callerFor(member.id).triggers.sendTest({ tenantId: tenantA, slug, data: { order: 7 } });

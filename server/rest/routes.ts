@@ -97,8 +97,8 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: getTrigger }),
   defineRoute({ method: "PUT", path: "/triggers/{slug}", access: "public", notFound: "route", handle: methodNotAllowed }),
   defineRoute({ method: "PATCH", path: "/triggers/{slug}", access: "public", notFound: "route", handle: methodNotAllowed }),
-  defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: deleteTrigger }),
   defineRoute({ method: "POST", path: "/triggers/{slug}/fire", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: fireTrigger }),
+  defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: deleteTrigger }),
   defineRoute({ method: "POST", path: "/webhooks/{slug}", access: "public", notFound: "route", handle: receiveWebhook }),
   // The approvals inbox (wire-format R): read-only; answers are custom signals.
   defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),

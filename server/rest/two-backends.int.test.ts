@@ -1,5 +1,5 @@
 // Two backends, as the placement issue asks: tenant A on `primary`, B on `eu-1`. Both use the
-// REST API and the engine the same way (sequences, triggers, instances one by one and in a batch,
+// REST API and the engine the same way (sequences, triggers, a webhook, instances one by one and in a batch,
 // signals, worker tasks, breaker resets, emitted children), and afterwards every row of each
 // sits in its own database only, checked table by table with direct SQL on both.
 import { randomUUID } from "node:crypto";
@@ -10,6 +10,7 @@ import { TenantView } from "../../engine/scheduler/tenant-view.ts";
 import { Scheduler, type SchedulerConfig } from "../../engine/scheduler/scheduler.ts";
 import { TENANT_TABLES } from "../../engine/storage/tenant-rows.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { webhookSignature } from "../webhooks.ts";
 import { call, tenantWithKey } from "./testing.ts";
 
 const config: SchedulerConfig = {
@@ -57,11 +58,21 @@ async function useEverything(tenant: { id: string; key: string }) {
   const parent = sequence("parent", [
     { type: "step", id: "gate", handler: "noop", wait_for_input: { prompt: "go?" } },
     { type: "step", id: "ext", handler: "ext_worker" },
-    { type: "step", id: "emit", handler: "emit_event", params: { trigger_slug: "kick", dedupe_key: "once" } },
+    { type: "step", id: "emit", handler: "emit_event", params: { trigger_slug: `kick-${tenant.id}`, dedupe_key: "once" } },
   ]);
   await ok("POST", "/sequences", child);
   await ok("POST", "/sequences", parent);
-  await ok("PUT", "/triggers/kick", { sequence_name: "child" });
+  // Trigger slugs are unique across tenants: each tenant has its own.
+  await ok("POST", "/triggers", { slug: `kick-${tenant.id}`, sequence_name: "child", trigger_type: "event" });
+  // A signed webhook finds the tenant's backend from its slug alone (the registry on the primary).
+  const hook = `hook-${tenant.id}`;
+  await ok("POST", "/triggers", { slug: hook, sequence_name: "child", secret: "hook-secret" });
+  const [timestamp, nonce, body] = [String(Math.floor(Date.now() / 1000)), randomUUID(), '{"from":"vendor"}'];
+  const webhook = await call(db, "POST", `/webhooks/${hook}`, {
+    raw: body,
+    headers: { "x-trigger-timestamp": timestamp, "x-trigger-nonce": nonce, "x-orch8-signature": webhookSignature("hook-secret", timestamp, nonce, Buffer.from(body)) },
+  });
+  expect(webhook.status, webhook.text).toBe(202);
   const one = await ok("POST", "/instances", { sequence_id: parent.id, tenant_id: tenant.id, namespace: "default" });
   await ok("POST", "/instances/batch", { instances: [1, 2].map(() => ({ sequence_id: parent.id, tenant_id: tenant.id, namespace: "default" })) });
   await ok("POST", `/tenants/${tenant.id}/circuit-breakers/ext_worker/reset`);
@@ -77,7 +88,7 @@ async function useEverything(tenant: { id: string; key: string }) {
     const tasks = (await call(db, "POST", "/workers/tasks/poll", { key, body: { handler_name: "ext_worker", worker_id: "w1", limit: 10 } })).json() as { id: string; claim_epoch: number }[];
     for (const task of tasks) await ok("POST", `/workers/tasks/${task.id}/complete`, { worker_id: "w1", claim_epoch: task.claim_epoch, output: { done: true } });
     return page.filter((i) => i.state === "completed").length;
-  }, { timeout: 30_000, interval: 100 }).toBe(4); // three parents and the one deduplicated child
+  }, { timeout: 30_000, interval: 100 }).toBe(5); // three parents, the one deduplicated child and the webhook's
   return ids;
 }
 
@@ -105,7 +116,7 @@ it("keeps every row of a tenant on the backend it is placed on, and none anywher
   // timing: a gate answered twice, say).
   const filled = (counts: Record<string, number>) => Object.keys(counts).filter((table) => counts[table]! > 0);
   expect(filled(onEu)).toEqual(filled(onPrimary));
-  for (const table of ["sequences", "task_instances", "block_outputs", "signals", "worker_tasks", "worker_task_attempts", "event_dedupe", "triggers", "circuit_breaker_resets"]) {
+  for (const table of ["sequences", "task_instances", "block_outputs", "signals", "worker_tasks", "worker_task_attempts", "event_dedupe", "triggers", "webhook_nonces", "trigger_deliveries", "circuit_breaker_resets"]) {
     expect(onPrimary[table], table).toBeGreaterThan(0);
   }
 }, 60_000);

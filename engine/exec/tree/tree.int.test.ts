@@ -583,6 +583,19 @@ describe("emit_event by trigger slug (D)", () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it("fails permanently on a disabled trigger, and on one of another namespace, as on a missing one", async () => {
+    await insertSequence(db, "acme", [step("x", "noop")], "gated-flow");
+    await insertTrigger(db, "acme", "switched-off", "gated-flow", null);
+    await insertTrigger(db, "acme", "elsewhere", "gated-flow", null);
+    await db.sql.query("UPDATE triggers SET enabled = false WHERE slug = 'switched-off'");
+    await db.sql.query("UPDATE triggers SET namespace = 'billing' WHERE slug = 'elsewhere'");
+    for (const slug of ["switched-off", "elsewhere"]) {
+      const id = await run([step("e", "emit_event", { trigger_slug: slug })]);
+      expect((await settle(id)).state).toBe("failed");
+      expect(await errorOf(id)).toBe(`trigger not found: ${slug} (or its sequence is not in this namespace)`);
+    }
+  });
+
   it("dedupes per parent with dedupe_scope parent, and across the tenant with dedupe_scope tenant", async () => {
     await insertSequence(db, "acme", [step("x", "noop")], "dedupe-target");
     await insertTrigger(db, "acme", "dedupe-me", "dedupe-target", null);
