@@ -68,7 +68,7 @@ UPDATE task_instances
  * one (a pause to a waiting instance recorded as dropped, the wake rules of signals.ts), in the
  * caller's transaction; the number queued.
  */
-async function signalLive(client: Queryable, tenantId: TenantId, ids: readonly string[], signal: { type: SignalType; payload: unknown }): Promise<string[]> {
+export async function signalLive(client: Queryable, tenantId: TenantId, ids: readonly string[], signal: { type: SignalType; payload: unknown }): Promise<string[]> {
   const { rows } = await client.query<{ id: string; state: InstanceState }>({
     name: "batch_lock_instances",
     text: "SELECT id, state FROM task_instances WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE",

@@ -25,7 +25,7 @@ export async function findSubSequence(
 export type ChildCreation = { childId: string } | { error: "depth" | "lease_lost" };
 
 /**
- * Creates the child instance, scheduled and due now, with the parent's namespace, priority,
+ * Creates the child instance, scheduled and due now, with the parent's namespace, priority, session,
  * timezone and dry-run flag, `context.data = input`, and metadata naming the parent block and the
  * depth. Fenced by the parent's lease; refused beyond MAX_SUB_SEQUENCE_DEPTH.
  */
@@ -42,11 +42,11 @@ export async function createChildInstance(
               WHERE id = $1 AND tenant_id = $2 AND lease_epoch = $3 AND state = 'running'
            ), created AS (
              INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, priority, context, next_fire_at,
-                                         timezone, metadata, parent_instance_id, dry_run)
+                                         timezone, metadata, parent_instance_id, dry_run, session_id)
              SELECT $4, tenant_id, namespace, $5, 'scheduled', priority,
                     jsonb_build_object('data', $6::jsonb, 'config', NULL, 'audit', '[]'::jsonb, 'runtime', '{}'::jsonb),
                     now(), timezone, jsonb_build_object('_parent_block_id', $7::text, '_sub_sequence_depth', depth + 1),
-                    id, dry_run
+                    id, dry_run, session_id
                FROM parent WHERE depth < $8
              RETURNING id
            )

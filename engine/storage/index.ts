@@ -10,7 +10,7 @@ import {
 } from "./breakers.ts";
 import { readBudget, refundBudget, removeBudget, setBudget, tryConsumeBudget } from "./budgets.ts";
 import {
-  createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listChildInstances, listInstances,
+  createInstance, createInstances, getInstance, instanceOwner, listBlockOutputs, listChildInstances, listInstances, listSessionInstances,
   type InstanceFilter, type NewInstance,
 } from "./instance-records.ts";
 import { patchInstanceState, replaceInstanceContext } from "./instance-state.ts";
@@ -45,6 +45,7 @@ import {
   triggerForFiring, type NewTrigger, type TriggerDelivery, type TriggerEvent, type TriggerRecord,
 } from "./triggers.ts";
 import { claimTriggerSlug, releaseTriggerSlug, triggerSlugOwner } from "./trigger-slugs.ts";
+import { createSession, existingSessions, getSession, getSessionByKey, replaceSessionData, setSessionState, type SessionState } from "./sessions.ts";
 import { listPolledHandlers, listWorkers, registerWorker, type WorkerRegistration } from "./worker-registrations.ts";
 import { listCheckpoints, pruneCheckpoints, saveCheckpoint } from "./checkpoints.ts";
 import {
@@ -88,6 +89,8 @@ export type { Checkpoint } from "./checkpoints.ts";
 export {
   CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
   type OpenedCredential, type RefreshedCredential,
+export { SESSION_STATES, type SessionRecord, type SessionState } from "./sessions.ts";
+export { SESSION_INSTANCES_MAX } from "./instance-records.ts";
 } from "./credentials.ts";
 export {
   BUFFER_RETRY_MS, OVERLAP_POLICIES, cronScheduleNotFound, type CronClaimOptions, type CronFireResult, type CronSchedulePatch,
@@ -564,6 +567,35 @@ export class TenantStore {
 
   listWorkers(seenSince: Date | null) {
     return listWorkers(this.db, this.tenantId, seenSince);
+  // ---------------------------------------------------------------- sessions (wire-format O)
+  createSession(session: { sessionKey: string; data: unknown; expiresAt: Date | null }) {
+    return createSession(this.db, this.tenantId, session);
+  }
+
+  getSession(id: string) {
+    return getSession(this.db, this.tenantId, id);
+  }
+
+  getSessionByKey(key: string) {
+    return getSessionByKey(this.db, this.tenantId, key);
+  }
+
+  existingSessions(ids: readonly string[]) {
+    return existingSessions(this.db, this.tenantId, ids);
+  }
+
+  replaceSessionData(id: string, data: unknown) {
+    return replaceSessionData(this.db, this.tenantId, id, data);
+  }
+
+  setSessionState(id: string, state: SessionState) {
+    return setSessionState(this.db, this.tenantId, id, state);
+  }
+
+  listSessionInstances(sessionId: string) {
+    return listSessionInstances(this.db, this.tenantId, sessionId);
+  }
+
   }
 
   listPolledHandlers() {

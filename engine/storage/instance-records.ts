@@ -22,6 +22,8 @@ export interface NewInstance {
   maxConcurrency: number | null;
   budget: unknown;
   dryRun: boolean;
+  /** The session (wire-format O) it belongs to; absent or null: none. */
+  sessionId?: string | null;
 }
 
 /** An instance's context with every default and `data`, as POST /instances stores one without a context. */
@@ -125,7 +127,7 @@ export const INSTANCE_COLUMNS = `id, tenant_id, namespace, sequence_id, state, p
 
 /** The columns the create statements write, in INSERT order after (id, tenant_id). */
 const CREATE_COLUMNS = `namespace, sequence_id, state, priority, context, next_fire_at, timezone, metadata,
-  idempotency_key, concurrency_key, max_concurrency, budget, dry_run`;
+  idempotency_key, concurrency_key, max_concurrency, budget, dry_run, session_id`;
 
 // An idempotency key names at most one instance per tenant (unique partial index).
 const ON_KEY_CONFLICT = "ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
@@ -145,13 +147,13 @@ export async function createInstance(
     const { rows } = await db.query<{ id: string }>({
       name: "create_instance",
       text: `INSERT INTO task_instances (id, tenant_id, ${CREATE_COLUMNS})
-             VALUES ($1, $2, $3, $4, 'scheduled', $5, $6, COALESCE($7::timestamptz, now()), $8, $9, $10, $11, $12, $13, $14)
+             VALUES ($1, $2, $3, $4, 'scheduled', $5, $6, COALESCE($7::timestamptz, now()), $8, $9, $10, $11, $12, $13, $14, $15)
              ${ON_KEY_CONFLICT}
              RETURNING id`,
       values: [
         id, tenantId, instance.namespace, instance.sequenceId, instance.priority, jsonb(instance.context), instance.nextFireAt,
         instance.timezone, jsonb(instance.metadata), instance.idempotencyKey, instance.concurrencyKey, instance.maxConcurrency,
-        jsonb(instance.budget), instance.dryRun,
+        jsonb(instance.budget), instance.dryRun, instance.sessionId ?? null,
       ],
     });
     if (rows[0]) return { id: rows[0].id, deduplicated: false };
@@ -188,6 +190,7 @@ export async function createInstances(db: Queryable, tenantId: TenantId, instanc
     max_concurrency: instance.maxConcurrency,
     budget: instance.budget ?? null,
     dry_run: instance.dryRun,
+    session_id: instance.sessionId ?? null,
   }));
   try {
     const result = await db.query({
@@ -195,11 +198,11 @@ export async function createInstances(db: Queryable, tenantId: TenantId, instanc
       // jsonb_to_recordset turns a JSON null into SQL NULL, as jsonb() does for one instance.
       text: `INSERT INTO task_instances (id, tenant_id, ${CREATE_COLUMNS})
              SELECT r.id, $1, r.namespace, r.sequence_id, 'scheduled', r.priority, r.context, COALESCE(r.next_fire_at, now()),
-                    r.timezone, r.metadata, r.idempotency_key, r.concurrency_key, r.max_concurrency, r.budget, r.dry_run
+                    r.timezone, r.metadata, r.idempotency_key, r.concurrency_key, r.max_concurrency, r.budget, r.dry_run, r.session_id
                FROM jsonb_to_recordset($2::jsonb) AS r(
                       id uuid, namespace text, sequence_id uuid, priority smallint, context jsonb, next_fire_at timestamptz,
                       timezone text, metadata jsonb, idempotency_key text, concurrency_key text, max_concurrency integer,
-                      budget jsonb, dry_run boolean)
+                      budget jsonb, dry_run boolean, session_id text)
              ${ON_KEY_CONFLICT}`,
       values: [tenantId, JSON.stringify(rows)],
     });
@@ -300,6 +303,19 @@ export async function listChildInstances(db: Queryable, tenantId: TenantId, pare
     name: "list_child_instances",
     text: `SELECT ${INSTANCE_COLUMNS} FROM task_instances WHERE tenant_id = $1 AND parent_instance_id = $2 ORDER BY created_at, id`,
     values: [tenantId, parentId],
+  });
+  return rows.map(toInstance);
+}
+
+/** A session's instances listed at most (wire-format O sets no bound; a response must have one). */
+export const SESSION_INSTANCES_MAX = 10_000;
+
+/** The instances attached to the tenant's session, by id (O: unordered), at most SESSION_INSTANCES_MAX. */
+export async function listSessionInstances(db: Queryable, tenantId: TenantId, sessionId: string): Promise<InstanceRecord[]> {
+  const { rows } = await db.query<InstanceRow>({
+    name: "list_session_instances",
+    text: `SELECT ${INSTANCE_COLUMNS} FROM task_instances WHERE tenant_id = $1 AND session_id = $2 ORDER BY id LIMIT $3`,
+    values: [tenantId, sessionId, SESSION_INSTANCES_MAX],
   });
   return rows.map(toInstance);
 }

@@ -33,6 +33,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "trigger_deliveries", generated: "id" },
   { name: "cron_schedules" },
   { name: "credentials" },
+  { name: "sessions" },
   { name: "worker_registrations" },
   { name: "instance_checkpoints" },
   { name: "circuit_breakers" },

@@ -13,6 +13,10 @@ import {
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
+import {
+  createSession, createSessionBody, getSession, getSessionByKey, listSessionInstances, replaceSessionData, sessionDataBody, sessionStateBody,
+  setSessionState,
+} from "./handlers/sessions.ts";
 import { deleteTrigger, fireTrigger, getTrigger, listTriggers, methodNotAllowed, postTrigger, receiveWebhook, triggerBody } from "./handlers/triggers.ts";
 import {
   completeBody, completeTask, failBody, failTask, heartbeatBody, heartbeatTask, listTaskAttempts, listTasks, pollBody, pollQueueTasks,
@@ -100,6 +104,13 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "POST", path: "/triggers/{slug}/fire", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: fireTrigger }),
   defineRoute({ method: "DELETE", path: "/triggers/{slug}", access: "tenant", notFound: "trigger", missing: triggerMissing, handle: deleteTrigger }),
   defineRoute({ method: "POST", path: "/webhooks/{slug}", access: "public", notFound: "route", handle: receiveWebhook }),
+  // Sessions (wire-format O). A state change cascades to the session's instances (Bulkhead).
+  defineRoute({ method: "POST", path: "/sessions", access: "tenant", notFound: "tenant", body: createSessionBody, handle: createSession }),
+  defineRoute({ method: "GET", path: "/sessions/{id}", access: "tenant", notFound: "session", handle: getSession }),
+  defineRoute({ method: "GET", path: "/sessions/by-key/{tenant_id}/{key}", access: "tenant", notFound: "session", handle: getSessionByKey }),
+  defineRoute({ method: "PATCH", path: "/sessions/{id}/data", access: "tenant", notFound: "session", body: sessionDataBody, handle: replaceSessionData }),
+  defineRoute({ method: "PATCH", path: "/sessions/{id}/state", access: "tenant", notFound: "session", body: sessionStateBody, handle: setSessionState }),
+  defineRoute({ method: "GET", path: "/sessions/{id}/instances", access: "tenant", notFound: "session", handle: listSessionInstances }),
   // The approvals inbox (wire-format R): read-only; answers are custom signals.
   defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
   // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.

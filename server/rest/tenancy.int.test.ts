@@ -18,7 +18,7 @@ async function snapshot() {
   const tables = [
     "task_instances", "signals", "worker_tasks", "worker_task_attempts", "sequences",
     "triggers", "circuit_breakers", "circuit_breaker_resets", "breaker_settings", "audit_log", "cron_schedules", "credentials", "instance_checkpoints",
-    "trigger_slugs", "trigger_deliveries",
+    "trigger_slugs", "trigger_deliveries", "sessions",
   ];
   const counts: Record<string, unknown> = {};
   for (const table of tables) counts[table] = (await db.sql.query(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${table} t`)).rows[0].h;
@@ -37,9 +37,9 @@ async function rowsOf(tenantId: string) {
   return hashes;
 }
 
-type IdKind = "sequence" | "instance" | "worker task" | "cron schedule";
+type IdKind = "sequence" | "instance" | "worker task" | "cron schedule" | "session";
 /** A tenant's objects, by what fills a path parameter: `{id}` by its kind, `{slug}`, `{handler}`, `{tenant_id}`, `{block_id}`. */
-type Objects = Record<IdKind | "slug" | "handler" | "tenant_id" | "block_id" | "credential_id" | "sequence name", string>;
+type Objects = Record<IdKind | "slug" | "handler" | "tenant_id" | "block_id" | "credential_id" | "sequence name" | "key", string>;
 
 let second: TestDatabase;
 let db: TestDatabase;
@@ -52,7 +52,7 @@ const hex = () => randomBytes(4).toString("hex");
 const random = (): Objects => ({
   sequence: randomUUID(), instance: randomUUID(), "worker task": randomUUID(), "cron schedule": randomUUID(),
   slug: `slug-${hex()}`, handler: `handler-${hex()}`, tenant_id: `t-${hex()}`, block_id: `block-${hex()}`, "sequence name": `seq-${hex()}`,
-  credential_id: `cred-${hex()}`,
+  credential_id: `cred-${hex()}`, session: randomUUID(), key: `session-${hex()}`,
 });
 
 beforeAll(async () => {
@@ -82,6 +82,7 @@ beforeAll(async () => {
     mine.slug = await newTrigger(tenant, mine["sequence name"]);
     mine["cron schedule"] = await newCronSchedule(tenant, mine.sequence);
     mine.credential_id = await newCredential(tenant);
+    [mine.session, mine.key] = await newSession(tenant);
     mine.handler = await openBreaker(tenant.id);
   }
 });
@@ -100,6 +101,14 @@ async function newCredential(tenant: { key: string }): Promise<string> {
   const made = await call(db, "POST", "/credentials", { key: tenant.key, body: { id, name: "Vendor", value: "s3cret" } });
   expect(made.status).toBe(201);
   return id;
+}
+
+/** A new session of the tenant's, through the API; its id and key. */
+async function newSession(tenant: { id: string; key: string }): Promise<[string, string]> {
+  const key = random().key;
+  const made = await call(db, "POST", "/sessions", { key: tenant.key, body: { tenant_id: tenant.id, session_key: key } });
+  expect(made.status).toBe(201);
+  return [(made.json() as { id: string }).id, key];
 }
 
 /** A new cron schedule of the tenant's, through the API; its id. */
@@ -199,6 +208,12 @@ const CASES: Record<string, RouteCase> = {
   "PATCH /cron/{id}": { id: "cron schedule", namesId: true },
   // Last of the routes naming a schedule: it deletes the caller's own.
   "DELETE /cron/{id}": { id: "cron schedule", namesId: true },
+  "POST /sessions": { body: (tenantId) => ({ tenant_id: tenantId, session_key: random().key }) },
+  "GET /sessions/{id}": { id: "session" },
+  "GET /sessions/by-key/{tenant_id}/{key}": {},
+  "PATCH /sessions/{id}/data": { id: "session", body: () => ({ data: { x: 1 } }) },
+  "PATCH /sessions/{id}/state": { id: "session", body: () => ({ state: "active" }) },
+  "GET /sessions/{id}/instances": { id: "session" },
   "POST /credentials": { body: (tenantId) => ({ tenant_id: tenantId, id: random().credential_id, name: "n", value: "v" }) },
   "GET /credentials/{credential_id}": { namesId: true },
   "PATCH /credentials/{credential_id}": { namesId: true, body: () => ({ description: "changed" }) },
@@ -261,7 +276,7 @@ describe("the route matrix", () => {
     const gone = Object.keys(CASES).filter((key) => !ROUTES.some((route) => name(route) === key));
     expect(gone, "CASES entries of routes that no longer exist").toEqual([]);
     for (const route of parameterised) {
-      for (const param of parameters(route)) expect(["id", "slug", "handler", "tenant_id", "block_id", "credential_id"], `${name(route)}: {${param}}`).toContain(param);
+      for (const param of parameters(route)) expect(["id", "slug", "handler", "tenant_id", "block_id", "credential_id", "key"], `${name(route)}: {${param}}`).toContain(param);
       if (route.path.includes("{id}")) expect(CASES[name(route)]!.id, name(route)).toBe(route.notFound);
     }
     for (const route of tenantRoutes) if (route.body) expect(CASES[name(route)]?.body, name(route)).toBeDefined();

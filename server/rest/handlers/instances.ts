@@ -38,6 +38,8 @@ const CreateInstanceRequest = z.object({
   dry_run: z.boolean().nullish(),
   dry_run_auto_approve: z.boolean().nullish(),
   budget: anyJson,
+  // Bulkhead (wire-format O): a session of the request tenant; Orch8 ignores the field.
+  session_id: nullable(z.guid().transform((id) => id.toLowerCase())),
 });
 type CreateInstanceRequest = z.output<typeof CreateInstanceRequest>;
 
@@ -84,17 +86,21 @@ function newInstance(request: CreateInstanceRequest, at = ""): NewInstance {
     maxConcurrency: request.max_concurrency,
     budget: request.budget,
     dryRun,
+    sessionId: request.session_id,
   };
 }
 
 /**
- * Each instance's sequence must be the acting tenant's (a foreign one is looked up in the tenant's
- * own rows only, so it is simply not found, 404) and its context.data must match the sequence's
- * input_schema (422). Nothing is created unless every instance passes.
+ * Each instance's sequence (and session, when it names one) must be the acting tenant's (a foreign
+ * one is looked up in the tenant's own rows only, so it is simply not found, 404) and its
+ * context.data must match the sequence's input_schema (422). Nothing is created unless every
+ * instance passes.
  */
 async function requireSequencesAndInput(store: TenantStore, instances: readonly NewInstance[], at: (index: number) => string): Promise<void> {
   const schemas = await store.sequenceInputSchemas([...new Set(instances.map((instance) => instance.sequenceId))]);
   if (instances.some((instance) => !schemas.has(instance.sequenceId))) throw notFound("sequence");
+  const sessionIds = [...new Set(instances.flatMap((instance) => (instance.sessionId ? [instance.sessionId] : [])))];
+  if (sessionIds.length > 0 && (await store.existingSessions(sessionIds)).size < sessionIds.length) throw notFound("session");
   instances.forEach((instance, index) => {
     const problem = inputProblem(schemas.get(instance.sequenceId), (instance.context as { data?: unknown }).data);
     if (problem) throw new AppError("unprocessable", `${at(index)}${problem}`, ["context", "data"]);
