@@ -53,6 +53,7 @@ export async function proxy(request: NextRequest) {
   return response ?? NextResponse.next();
 }
 
+// The icons (app/favicon.ico, app/icon.svg) are public files: a signed-out page asks for them too.
 export const config = {
-  matcher: ["/((?!_next/|favicon.ico).*)"],
+  matcher: ["/((?!_next/|favicon.ico|icon.svg).*)"],
 };

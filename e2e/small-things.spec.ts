@@ -1,0 +1,88 @@
+// Issue 22's small things, as a user meets them in Chromium, a test each. A tenant of its own, so
+// the overview holds only the runs made here.
+import { randomBytes, randomUUID } from "node:crypto";
+import { expect, request as http, test, type APIRequestContext, type Page } from "@playwright/test";
+import { E2E_PORT } from "./env.ts";
+import { bulkheadCli, createTenantKey, createTestUser, signIn } from "./fixtures.ts";
+
+const PASSWORD = "small-things-e2e";
+const COMPLETED_RUNS = 4;
+
+let tenant: string;
+let email: string;
+let api: APIRequestContext;
+const sequences = { ok: "", bad: "" };
+
+async function createSequence(name: string, blocks: unknown[]): Promise<string> {
+  const id = randomUUID();
+  const created = await api.post("/api/v1/sequences", {
+    data: { id, tenant_id: tenant, namespace: "default", name, version: 1, created_at: new Date().toISOString(), blocks },
+  });
+  expect(created.status()).toBe(201);
+  return id;
+}
+
+async function startInstance(sequenceId: string): Promise<string> {
+  const started = await api.post("/api/v1/instances", { data: { sequence_id: sequenceId, tenant_id: tenant, namespace: "default" } });
+  expect(started.status()).toBe(201);
+  return ((await started.json()) as { id: string }).id;
+}
+
+const stateOf = async (id: string) => ((await (await api.get(`/api/v1/instances/${id}`)).json()) as { state: string }).state;
+
+test.beforeAll(async () => {
+  tenant = `small-${randomBytes(3).toString("hex")}`;
+  await bulkheadCli("tenants", "create", tenant, "--name", "Small Things Co");
+  email = await createTestUser(PASSWORD, { tenant, role: "admin" });
+  api = await http.newContext({
+    baseURL: `http://localhost:${E2E_PORT}`,
+    extraHTTPHeaders: { "x-api-key": await createTenantKey(tenant, "small-things"), "content-type": "application/json" },
+  });
+  sequences.ok = await createSequence("ok-seq", [{ type: "step", id: "done", handler: "noop" }]);
+  sequences.bad = await createSequence("bad-seq", [{ type: "step", id: "boom", handler: "fail", params: { message: "forced" } }]);
+  const runs = [
+    ...(await Promise.all(Array.from({ length: COMPLETED_RUNS }, () => startInstance(sequences.ok)))).map((id) => [id, "completed"] as const),
+    [await startInstance(sequences.bad), "failed"] as const,
+  ];
+  for (const [id, state] of runs) await expect.poll(() => stateOf(id), { timeout: 20_000 }).toBe(state);
+});
+
+test.afterAll(async () => {
+  await api.dispose();
+});
+
+/** Responses of the page that failed (4xx/5xx), as "<status> <path>". */
+function failedResponses(page: Page): string[] {
+  const failed: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${new URL(response.url()).pathname}`);
+  });
+  return failed;
+}
+
+test("every page has an icon, and no page asks for one that is missing", async ({ page }) => {
+  const failed = failedResponses(page);
+  const iconsOf = async () => {
+    const hrefs = await page.locator('head link[rel~="icon"]').evaluateAll((links) => links.map((l) => (l as HTMLLinkElement).href));
+    expect(hrefs.length).toBeGreaterThan(0);
+    for (const href of hrefs) {
+      const icon = await page.request.get(href);
+      expect(icon.status(), href).toBe(200);
+      expect(icon.headers()["content-type"], href).toMatch(/^image\//);
+    }
+  };
+
+  // Signed out (the icons are not behind sign-in), signed in, and on a not-found page.
+  await page.goto("/signin");
+  await iconsOf();
+  await signIn(page, email, PASSWORD);
+  await page.goto(`/t/${tenant}`);
+  await iconsOf();
+  await page.goto(`/t/${tenant}/no-such-page`);
+  await iconsOf();
+  // What a browser asks for when a page names no icon.
+  const favicon = await page.request.get("/favicon.ico");
+  expect(favicon.status()).toBe(200);
+  expect(favicon.headers()["content-type"]).toMatch(/^image\//);
+  expect(failed.filter((f) => /icon/.test(f))).toEqual([]);
+});
