@@ -1,4 +1,9 @@
+import type { Metadata } from "next";
 import Link from "next/link";
+
+// Its own title: without one the tab keeps the title of the page that called notFound() (or the
+// page navigated from), e.g. "Overview".
+export const metadata: Metadata = { title: "Not found" };
 
 // One not-found page for a missing page, a tenant you do not belong to and an operator page you
 // may not open: none of them may tell which it was.

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { expect, request as http, test, type APIRequestContext, type Page } from "@playwright/test";
 import { E2E_PORT } from "./env.ts";
-import { bulkheadCli, createTenantKey, createTestUser, signIn } from "./fixtures.ts";
+import { bulkheadCli, createTenantKey, createTestUser, DEMO_OPERATOR, signIn } from "./fixtures.ts";
 
 const PASSWORD = "small-things-e2e";
 const COMPLETED_RUNS = 4;
@@ -85,4 +85,34 @@ test("every page has an icon, and no page asks for one that is missing", async (
   expect(favicon.status()).toBe(200);
   expect(favicon.headers()["content-type"]).toMatch(/^image\//);
   expect(failed.filter((f) => /icon/.test(f))).toEqual([]);
+});
+
+test("a not-found page is titled as one, whichever way the page is missing", async ({ page, browser }) => {
+  await signIn(page, email, PASSWORD);
+  const missing = [
+    `/no-such-page`,
+    `/t/${tenant}/no-such-page`,
+    // A tenant the user is not a member of, and an operator page for a non-operator.
+    `/t/acme`,
+    `/ops`,
+    // Pages whose record is missing.
+    `/t/${tenant}/instances/${randomUUID()}`,
+    `/t/${tenant}/sequences/${randomUUID()}`,
+  ];
+  for (const path of missing) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 }), path).toHaveText("Page not found");
+    await expect(page, path).toHaveTitle("Not found · Bulkhead");
+  }
+  // A page that exists keeps its own title.
+  await page.goto(`/t/${tenant}`);
+  await expect(page).toHaveTitle("Overview · Bulkhead");
+
+  // An operator's page of a tenant that does not exist.
+  const operator = await browser.newPage();
+  await signIn(operator, DEMO_OPERATOR);
+  await operator.goto("/ops/tenants/no-such-tenant");
+  await expect(operator.getByRole("heading", { level: 1 })).toHaveText("Page not found");
+  await expect(operator).toHaveTitle("Not found · Bulkhead");
+  await operator.close();
 });

@@ -2,24 +2,18 @@ import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { cache } from "react";
 import { signedInCaller } from "../../../../../server/web/session.ts";
 import { LimitsCard } from "./limits-card";
 import { RecentActivity } from "./recent-activity";
 
 type Params = Promise<{ id: string }>;
 
-export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  const { id } = await params;
-  return { title: `${id.slice(0, 64)} · Operator console` };
-}
-
-/** One tenant for operators: its placement, its limits and what was last done to it. */
-export default async function OpsTenantPage({ params }: { params: Params }) {
-  const { id } = await params;
-  const caller = await signedInCaller();
+/** The tenant, read once per request for the title and the page. */
+const tenantOrNotFound = cache(async (id: string) => {
   let tenants;
   try {
-    tenants = await caller.ops.tenants();
+    tenants = await (await signedInCaller()).ops.tenants();
   } catch (error) {
     // Not an operator: the console's layout answers the same, this only keeps the page from failing first.
     if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
@@ -28,6 +22,20 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
   // A tenant that does not exist gets the app's one not-found page.
   const tenant = tenants.find((t) => t.id === id);
   if (!tenant) notFound();
+  return tenant;
+});
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { id } = await params;
+  // notFound() here, not only in the page, so a missing tenant gets the not-found page's title.
+  await tenantOrNotFound(id);
+  return { title: `${id.slice(0, 64)} · Operator console` };
+}
+
+/** One tenant for operators: its placement, its limits and what was last done to it. */
+export default async function OpsTenantPage({ params }: { params: Params }) {
+  const { id } = await params;
+  const tenant = await tenantOrNotFound(id);
 
   return (
     <main className="page">

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { cache } from "react";
 import { shortId } from "../../../../../../engine/short-id.ts";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
 import { Editor } from "../editor/editor";
@@ -11,8 +12,21 @@ import { SequenceSchedules } from "../../schedules/sequence-schedules";
 
 type Params = Promise<{ tenant: string; id: string }>;
 
+/** The version and its name's other versions, read once per request for the title and the page. */
+const sequenceOrNotFound = cache(async (tenant: string, id: string) => {
+  const caller = await signedInCaller();
+  try {
+    return { caller, found: await caller.sequences.get({ tenantId: tenant, sequenceId: id }) };
+  } catch (error) {
+    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
+    throw error;
+  }
+});
+
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  const { id } = await params;
+  const { tenant, id } = await params;
+  // notFound() here, not only in the page, so a missing version gets the not-found page's title.
+  await sequenceOrNotFound(tenant, id);
   return { title: `Sequence ${shortId(id)}` };
 }
 
@@ -25,14 +39,7 @@ function savedVersionOf(saved: string | string[] | undefined): number | undefine
 export default async function SequencePage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { tenant, id } = await params;
   const savedVersion = savedVersionOf((await searchParams).saved);
-  const caller = await signedInCaller();
-  let found;
-  try {
-    found = await caller.sequences.get({ tenantId: tenant, sequenceId: id });
-  } catch (error) {
-    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
-    throw error;
-  }
+  const { caller, found } = await sequenceOrNotFound(tenant, id);
   const { sequence, versions } = found;
   // Save compares with the name's latest version, which may be another one than the page's.
   const newest = versions.reduce((a, b) => (b.version > a.version ? b : a), versions[0]!);
