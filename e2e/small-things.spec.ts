@@ -116,3 +116,15 @@ test("a not-found page is titled as one, whichever way the page is missing", asy
   await expect(operator).toHaveTitle("Not found · Bulkhead");
   await operator.close();
 });
+
+test("sequence names on the overview link to the sequence", async ({ page }) => {
+  await signIn(page, email, PASSWORD);
+  await page.goto(`/t/${tenant}`);
+  const list = page.getByRole("region", { name: "Sequences", exact: true });
+  const link = list.getByRole("link", { name: "ok-seq", exact: true });
+  await expect(link).toHaveAttribute("href", `/t/${tenant}/sequences/${sequences.ok}`);
+  await expect(list.getByRole("link", { name: "bad-seq", exact: true })).toHaveAttribute("href", `/t/${tenant}/sequences/${sequences.bad}`);
+  await link.click();
+  await expect(page).toHaveURL(`/t/${tenant}/sequences/${sequences.ok}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("ok-seq");
+});

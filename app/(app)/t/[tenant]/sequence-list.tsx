@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 
@@ -27,7 +28,9 @@ export function SequenceList({ tenantId }: { tenantId: string }) {
         <tbody>
           {sequences.data.map((s) => (
             <tr key={s.id}>
-              <td>{s.name}</td>
+              <td>
+                <Link href={`/t/${tenantId}/sequences/${s.id}`}>{s.name}</Link>
+              </td>
               <td>{s.namespace}</td>
               <td>v{s.version}</td>
               <td>
