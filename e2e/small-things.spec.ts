@@ -128,3 +128,22 @@ test("sequence names on the overview link to the sequence", async ({ page }) => 
   await expect(page).toHaveURL(`/t/${tenant}/sequences/${sequences.ok}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("ok-seq");
 });
+
+test("Run on the sequence list starts an instance of the sequence and opens it", async ({ page }) => {
+  await signIn(page, email, PASSWORD);
+  await page.goto(`/t/${tenant}/sequences`);
+  const runButton = page.getByRole("button", { name: "Run ok-seq" });
+  await expect(runButton).toHaveAttribute("aria-expanded", "false");
+  await runButton.click();
+  await expect(runButton).toHaveAttribute("aria-expanded", "true");
+  const form = page.getByRole("region", { name: "Run ok-seq" }).getByRole("form", { name: "Run input" });
+  await expect(form).toContainText("Runs the saved version v1.");
+  await page.screenshot({ path: test.info().outputPath("sequence-list-run.png"), fullPage: true });
+  await form.getByRole("button", { name: "Run", exact: true }).click();
+
+  await expect(page).toHaveURL(new RegExp(`/t/${tenant}/instances/[0-9a-f-]{36}$`));
+  const id = page.url().split("/").at(-1)!;
+  const instance = (await (await api.get(`/api/v1/instances/${id}`)).json()) as { sequence_id: string };
+  expect(instance.sequence_id).toBe(sequences.ok);
+  await expect.poll(() => stateOf(id), { timeout: 20_000 }).toBe("completed");
+});
