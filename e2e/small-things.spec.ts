@@ -147,3 +147,25 @@ test("Run on the sequence list starts an instance of the sequence and opens it",
   expect(instance.sequence_id).toBe(sequences.ok);
   await expect.poll(() => stateOf(id), { timeout: 20_000 }).toBe("completed");
 });
+
+test("the throughput chart draws failed as its own count, not stacked on completed", async ({ page }) => {
+  await signIn(page, email, PASSWORD);
+  await page.goto(`/t/${tenant}`);
+  const chart = page.getByRole("img", { name: /^Instances finished per minute/ });
+  await expect(chart).toBeVisible();
+  // At least the runs made for it (Run on the sequence list may have added one).
+  const summary = page.getByTestId("throughput-summary");
+  await expect(summary).toContainText(/\d+ completed, 1 failed/);
+  expect(Number(/(\d+) completed/.exec((await summary.textContent())!)![1])).toBeGreaterThanOrEqual(COMPLETED_RUNS);
+  /** The highest point (smallest y) of a series' line. */
+  const peakY = async (stroke: string) => {
+    const d = await chart.locator(`path.recharts-area-curve[stroke="${stroke}"]`).getAttribute("d");
+    const numbers = (d ?? "").match(/-?\d+(\.\d+)?/g)!.map(Number);
+    return Math.min(...numbers.filter((_, index) => index % 2 === 1));
+  };
+  await chart.screenshot({ path: test.info().outputPath("throughput.png") });
+  const completedPeak = await peakY("var(--ok)");
+  const failedPeak = await peakY("var(--danger)");
+  // 4 (or at least 2, split over two minutes) completed against 1 failed: the red peak lies well below the green one.
+  expect(failedPeak - completedPeak).toBeGreaterThan(20);
+});

@@ -36,8 +36,9 @@ export function ThroughputChart({ tenantId }: { tenantId: string }) {
             />
             <Tooltip labelFormatter={(label) => `Minute from ${minute(String(label))}`} formatter={(value, name) => [`${String(value)} / min`, name]} />
             <Legend verticalAlign="top" height={28} />
-            <Area type="monotone" dataKey="completed" name="Completed" stackId="finished" stroke="var(--ok)" fill="var(--ok)" fillOpacity={0.25} isAnimationActive={false} />
-            <Area type="monotone" dataKey="failed" name="Failed" stackId="finished" stroke="var(--danger)" fill="var(--danger)" fillOpacity={0.25} isAnimationActive={false} />
+            {/* Not stacked: each line is its own count, so a failed line never traces the completed peak. */}
+            <Area type="monotone" dataKey="completed" name="Completed" stroke="var(--ok)" fill="var(--ok)" fillOpacity={0.25} isAnimationActive={false} />
+            <Area type="monotone" dataKey="failed" name="Failed" stroke="var(--danger)" fill="var(--danger)" fillOpacity={0.25} isAnimationActive={false} />
           </AreaChart>
         </ResponsiveContainer>
       </div>
