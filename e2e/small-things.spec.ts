@@ -1,5 +1,7 @@
-// Issue 22's small things, as a user meets them in Chromium, a test each. A tenant of its own, so
-// the overview holds only the runs made here.
+// Issue 22's small things, as a user meets them in Chromium: an icon on every page (no favicon
+// 404), a not-found page titled as one, sequence names on the overview that link to the sequence,
+// Run from the sequence list, sign-out in one click, and a throughput chart whose failed line is
+// its own count. A tenant of its own, so the overview holds only the runs made here.
 import { randomBytes, randomUUID } from "node:crypto";
 import { expect, request as http, test, type APIRequestContext, type Page } from "@playwright/test";
 import { E2E_PORT } from "./env.ts";
@@ -168,4 +170,15 @@ test("the throughput chart draws failed as its own count, not stacked on complet
   const failedPeak = await peakY("var(--danger)");
   // 4 (or at least 2, split over two minutes) completed against 1 failed: the red peak lies well below the green one.
   expect(failedPeak - completedPeak).toBeGreaterThan(20);
+});
+
+test("sign-out is one click and lands on sign-in, with the session ended", async ({ page }) => {
+  await signIn(page, email, PASSWORD);
+  await page.goto(`/t/${tenant}`);
+  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL("/signin");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sign in");
+  expect((await page.context().cookies()).filter((c) => c.name.includes("session-token"))).toEqual([]);
+  await page.goto(`/t/${tenant}`);
+  await expect(page).toHaveURL(`/signin?callbackUrl=%2Ft%2F${tenant}`);
 });

@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { myAccount } from "../../server/web/session.ts";
 import { TenantSwitcher } from "../_components/tenant-switcher";
+import { signOutAction } from "../(auth)/signout/actions";
 
 // The shell of every signed-in page: brand, tenant switcher, console links, the account page and sign-out.
 export default async function AppLayout({ children }: { children: ReactNode }) {
@@ -25,9 +26,11 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         <Link className="btn" href="/account">
           Account
         </Link>
-        <Link className="btn" href="/signout">
-          Sign out
-        </Link>
+        <form action={signOutAction}>
+          <button className="btn" type="submit">
+            Sign out
+          </button>
+        </form>
       </header>
       {children}
     </>

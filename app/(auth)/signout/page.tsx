@@ -1,19 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { auth, signOut } from "../../../server/auth/index.ts";
-import { endSession, identityOf } from "../../../server/auth/sessions.ts";
-import { services } from "../../../server/services.ts";
+import { signOutAction } from "./actions";
 
 export const metadata: Metadata = { title: "Sign out" };
 
-async function signOutAction() {
-  "use server";
-  // The session's row goes first: a copy of the token is worthless from here on.
-  const identity = identityOf(await auth());
-  if (identity) await endSession(services().prisma, identity.sessionId);
-  await signOut({ redirectTo: "/signin" });
-}
-
+// The header signs out in one click; this page is for an address typed or bookmarked (a GET must
+// not sign anyone out).
 export default function SignOutPage() {
   return (
     <main className="auth-page">
