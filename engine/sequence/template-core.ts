@@ -56,6 +56,11 @@ export function resolveTemplateStringWith(codec: ByteCodec, template: string, sc
   return new Resolution(scope, codec).value(template, [], 0);
 }
 
+/** The `{{ … }}` expressions of a template, in order, as the resolver splits them. */
+export function templateExpressions(template: string): string[] {
+  return splitPieces(template).flatMap((piece) => ("expression" in piece ? [piece.expression] : []));
+}
+
 function templateError(message: string): AppError {
   return new AppError("invalid_argument", `template error: ${message}`);
 }

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { resolveTemplateStringWith, resolveTemplatesWith, type ByteCodec, type Scope } from "./template-core.ts";
 
 export type { Scope } from "./paths.ts";
-export { TEMPLATE_LIMITS } from "./template-core.ts";
+export { TEMPLATE_LIMITS, templateExpressions } from "./template-core.ts";
 
 const NODE_BYTES: ByteCodec = {
   base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),

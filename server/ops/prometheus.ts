@@ -293,8 +293,27 @@ export function metricFamilies(snapshot: MetricsSnapshot, topN: number): MetricF
   ];
 }
 
-export function renderMetrics(snapshot: MetricsSnapshot, topN: number): string {
-  return exposition(metricFamilies(snapshot, topN));
+export function renderMetrics(snapshot: MetricsSnapshot, topN: number, options: { orch8?: boolean } = {}): string {
+  return exposition([...metricFamilies(snapshot, topN), ...(options.orch8 ? orch8Families(snapshot) : [])]);
+}
+
+/**
+ * The names Orch8's clients look for (wire-format V), at /api/v1/metrics only. Bulkhead keeps
+ * per-minute rows shared by every engine rather than per-process counters, so these are the
+ * fleet's totals over the last hour, and the queue depth is the scheduled instances stored.
+ */
+function orch8Families(snapshot: MetricsSnapshot): MetricFamily[] {
+  const sum = (pick: (row: MetricRow) => number) => snapshot.rows.reduce((total, row) => total + pick(row), 0);
+  const lastHour = "over the last hour, every engine and tenant together (a sliding-window total; Orch8 counts per process since start)";
+  return [
+    { name: "orch8_instances_claimed_total", type: "counter", help: `Instances claimed, ${lastHour}.`, samples: [{ value: sum((r) => r.claimed) }] },
+    { name: "orch8_instances_completed_total", type: "counter", help: `Instances completed, ${lastHour}.`, samples: [{ value: sum((r) => r.completed) }] },
+    { name: "orch8_instances_failed_total", type: "counter", help: `Instances failed, ${lastHour}.`, samples: [{ value: sum((r) => r.failed) }] },
+    {
+      name: "orch8_queue_depth", type: "gauge", help: "Scheduled instances stored on the backends that answered.",
+      samples: [{ value: snapshot.backends.reduce((total, b) => total + (b.instances?.scheduled ?? 0), 0) }],
+    },
+  ];
 }
 
 // ---------------------------------------------------------------- the endpoint
@@ -321,9 +340,27 @@ async function requireOperatorKey(services: Services, request: Request): Promise
 export async function handleMetrics(request: Request, services: Services, now = new Date()): Promise<Response> {
   try {
     await requireOperatorKey(services, request);
-    const body = renderMetrics(await collectSnapshot(services.storage, now), services.config.BULKHEAD_METRICS_TOP_TENANTS);
-    return new Response(body, { status: 200, headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" } });
+    return await metricsResponse(services, now, {});
   } catch (error) {
     return errorResponse(error, loggerFor(services));
   }
+}
+
+/**
+ * GET /api/v1/metrics (wire-format V): an operator key; a tenant key is refused with 403, since
+ * every series is process- or fleet-wide. Adds the orch8_* names Orch8's clients read.
+ */
+export async function handleRestMetrics(request: Request, services: Services, now = new Date()): Promise<Response> {
+  try {
+    const principal = await authenticate(services.prisma, request);
+    if (principal.tenantId !== null) throw new AppError("forbidden", "metrics span every tenant: an operator API key is required");
+    return await metricsResponse(services, now, { orch8: true });
+  } catch (error) {
+    return errorResponse(error, loggerFor(services));
+  }
+}
+
+async function metricsResponse(services: Services, now: Date, options: { orch8?: boolean }): Promise<Response> {
+  const body = renderMetrics(await collectSnapshot(services.storage, now), services.config.BULKHEAD_METRICS_TOP_TENANTS, options);
+  return new Response(body, { status: 200, headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" } });
 }

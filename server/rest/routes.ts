@@ -13,6 +13,8 @@ import {
 import { sendSignal, signalBody } from "./handlers/signals.ts";
 import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
+import { handleRestMetrics } from "../ops/prometheus.ts";
+import { debugTemplate, debugTemplateBody } from "./handlers/debug-template.ts";
 import {
   createSession, createSessionBody, getSession, getSessionByKey, listSessionInstances, replaceSessionData, sessionDataBody, sessionStateBody,
   setSessionState,
@@ -115,6 +117,10 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
   // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.
   defineRoute({ method: "POST", path: "/credentials", access: "tenant", notFound: "tenant", body: credentialCreateBody, handle: createCredential }),
+  // V: a template resolved against a context given in the body (no stored data read).
+  defineRoute({ method: "POST", path: "/debug/template", access: "tenant", notFound: "tenant", body: debugTemplateBody, handle: debugTemplate }),
+  // V: Prometheus text for operator keys; a tenant key gets 403 (the series span every tenant).
+  defineRoute({ method: "GET", path: "/metrics", access: "public", notFound: "route", handle: (context) => handleRestMetrics(context.request, context.services) }),
   defineRoute({ method: "GET", path: "/credentials", access: "tenant", notFound: "tenant", handle: listCredentials }),
   defineRoute({ method: "GET", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: getCredential }),
   defineRoute({

@@ -225,6 +225,7 @@ const PARAMETER = /\{([a-z_]+)\}/g;
 const name = (route: Route) => `${route.method} ${route.path}`;
 const parameters = (route: Route) => [...route.path.matchAll(PARAMETER)].map((match) => match[1]!);
 const tenantRoutes = ROUTES.filter((route) => route.access === "tenant");
+  "POST /debug/template": { body: () => ({ template: "{{context.data.x}}", context_data: { x: 1 } }) },
 const parameterised = tenantRoutes.filter((route) => parameters(route).length > 0);
 /** Public routes with a path parameter: the webhook (a slug alone names its tenant) and the 405s of L. */
 const PUBLIC_WITH_PARAMETERS = ["PUT /triggers/{slug}", "PATCH /triggers/{slug}", "POST /webhooks/{slug}"];
