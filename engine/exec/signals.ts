@@ -4,7 +4,7 @@
 import { isObject } from "../model.ts";
 import type { PendingSignal } from "../storage/index.ts";
 import type { RunState } from "./run-state.ts";
-import { HUMAN_INPUT_SIGNAL, inputGate } from "./tree/blocks/human-input.ts";
+import { choiceValues, HUMAN_INPUT_SIGNAL, inputGate } from "./tree/blocks/human-input.ts";
 import { requestCancel } from "./tree/cancel.ts";
 import type { Env } from "./tree/state.ts";
 
@@ -34,13 +34,19 @@ export function applySignals(run: RunState, signals: readonly PendingSignal[]): 
   return cancelled;
 }
 
-/** The answer to a step's input gate, even one the instance has not reached yet. */
-function answerGate(run: RunState, blockId: string, answer: unknown): void {
+/**
+ * The answer to a step's input gate, even one the instance has not reached yet. R: the payload
+ * must be an object whose `value` is one of the gate's choices (Yes/No by default); the value,
+ * a string, is what context.data[store_as or block id] gets. Anything else is consumed and
+ * dropped, and the gate keeps waiting. A comment travels in the signal, not in the context.
+ */
+function answerGate(run: RunState, blockId: string, payload: unknown): void {
   const step = run.findStep(blockId, run.blocks());
   const gate = step && inputGate(step);
-  const state = (run.cursor.nodes[blockId] ??= {});
-  if (gate && state.input === undefined && state.status !== "completed" && state.status !== "failed") {
-    state.input = answer;
-    run.setData(gate.store_as ?? blockId, answer);
-  }
+  const state = run.cursor.nodes[blockId];
+  if (!gate || state?.input !== undefined || state?.status === "completed" || state?.status === "failed") return;
+  const value = isObject(payload) ? payload.value : undefined;
+  if (typeof value !== "string" || !choiceValues(gate).includes(value)) return;
+  (run.cursor.nodes[blockId] ??= {}).input = value;
+  run.setData(gate.store_as ?? blockId, value);
 }

@@ -2,7 +2,7 @@
 // and the human-input gates waiting for an answer, read off the stored definition and cursor the
 // way the evaluator reads them. Callers outside the engine read instance structure here, never
 // the evaluator's internals (engine/exec).
-import { HUMAN_INPUT_SIGNAL, inputGate } from "../exec/tree/blocks/human-input.ts";
+import { DEFAULT_CHOICES, HUMAN_INPUT_SIGNAL, inputGate } from "../exec/tree/blocks/human-input.ts";
 import { readTreeCursor } from "../exec/tree/cursor.ts";
 import { executionNodes, type ExecutionNode, type ExecutionNodeState } from "../exec/tree/nodes.ts";
 import type { AttemptRecord, StepError } from "../exec/tree/state.ts";
@@ -108,8 +108,6 @@ function blocksOf(definition: unknown): Block[] | null {
   return parsed.success ? parsed.data : null;
 }
 
-const YES_NO: HumanChoice[] = [{ label: "Yes", value: "yes" }, { label: "No", value: "no" }];
-
 /** Steps with `wait_for_input` (or `human_review` steps) waiting, read off the cursor the way blocks/step.ts decides to wait. */
 function pendingInputs(blocks: readonly Block[], cursor: unknown, state: InstanceState): PendingInput[] {
   if (isTerminal(state)) return [];
@@ -126,7 +124,7 @@ function pendingInputs(blocks: readonly Block[], cursor: unknown, state: Instanc
       blockId: block.id,
       handler: block.handler,
       prompt: gate.prompt,
-      choices: gate.choices ?? YES_NO,
+      choices: gate.choices ?? [...DEFAULT_CHOICES],
       allowComment: gate.allow_comment,
       timesOutAt: gate.timeout === undefined || Number.isNaN(reachedAt) ? null : new Date(reachedAt + gate.timeout).toISOString(),
       waitingSince: Number.isNaN(reachedAt) ? null : new Date(reachedAt).toISOString(),

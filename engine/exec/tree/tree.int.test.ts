@@ -332,23 +332,36 @@ describe("human input (A.3 wait_for_input, human_review)", () => {
   const answer = (id: string, blockId: string, payload: unknown) =>
     enqueueSignalIfActive(db.sql, asTenantId("acme"), id, { type: { custom: `human_input:${blockId}` }, payload });
 
-  it("parks at the gate, stores the answer, then runs the step", async () => {
-    const id = await run([step("approve", "log", { message: "{{ context.data.decision.value }}" }, { wait_for_input: { prompt: "Ship it?", store_as: "decision" } })]);
+  it("parks at the gate, stores the chosen value under store_as, then runs the step", async () => {
+    const id = await run([step("approve", "log", { message: "{{ context.data.decision }}" }, { wait_for_input: { prompt: "Ship it?", store_as: "decision" } })]);
     await waitFor(id, "waiting");
     expect((await row(id)).state).toBe("waiting");
-    await answer(id, "approve", { value: "yes" });
+    await answer(id, "approve", { value: "yes", comment: "looks good" });
     const done = await settle(id);
     expect(done.state).toBe("completed");
-    expect(done.context.data).toEqual({ decision: { value: "yes" } });
+    expect(done.context.data).toEqual({ decision: "yes" });
     expect((await outputs(id)).map((o) => o.output)).toEqual([{ message: "yes" }]);
   });
 
-  it("human_review's answer is its output; a timeout without escalation fails the step", async () => {
+  it("drops an answer that is not one of the choices (the gate keeps waiting), then takes a valid one", async () => {
+    const id = await run([step("pick", "human_review", { prompt: "Colour?", choices: [{ label: "Red", value: "red" }, { label: "Blue", value: "blue" }] })]);
+    await waitFor(id, "waiting");
+    for (const bad of [{ value: "yes" }, "red", { value: 1 }, null]) await answer(id, "pick", bad);
+    // Each is consumed (delivered) and changes nothing.
+    await expect.poll(async () => (await db.sql.query("SELECT count(*)::int AS n FROM signals WHERE instance_id = $1 AND delivered", [id])).rows[0].n).toBe(4);
+    expect((await row(id)).state).toBe("waiting");
+    await answer(id, "pick", { value: "blue" });
+    const done = await settle(id);
+    expect(done.state).toBe("completed");
+    expect(done.context.data).toEqual({ pick: "blue" });
+  });
+
+  it("human_review's answer is its output (R's gate row); a timeout without escalation fails the step", async () => {
     const review = await run([step("review", "human_review", { prompt: "OK?" })]);
     await waitFor(review, "waiting");
     await answer(review, "review", { value: "no", comment: "typo" });
     expect((await settle(review)).state).toBe("completed");
-    expect((await outputs(review)).map((o) => [o.block_id, o.output])).toEqual([["review", { value: "no", comment: "typo" }]]);
+    expect((await outputs(review)).map((o) => [o.block_id, o.output])).toEqual([["review", { value: "no", _orch8_human_gate: true }]]);
 
     const late = await run([step("gate", "noop", null, { wait_for_input: { timeout: 300 } })]);
     expect((await settle(late)).state).toBe("failed");

@@ -3,7 +3,7 @@
 // brings the answer (stored under context.data[store_as or block id]). After `timeout` the
 // gate escalates: the step runs `escalation_handler` instead, or fails when there is none. A
 // human_review step is all gate: its handler (engine/handlers/human-review.ts) outputs the answer.
-import { HumanInputDef, type StepBlock } from "../../../sequence/schema.ts";
+import { HumanInputDef, type HumanChoice, type StepBlock } from "../../../sequence/schema.ts";
 import { active, settled, type Env, type NodeState, type Progress } from "../state.ts";
 
 export const HUMAN_INPUT_SIGNAL = "human_input:";
@@ -15,6 +15,14 @@ export function inputGate(step: StepBlock): HumanInputDef | undefined {
   const parsed = HumanInputDef.safeParse(step.params ?? {});
   return parsed.success ? parsed.data : HumanInputDef.parse({});
 }
+
+/** The values an answer may take: the gate's choices, Yes/No when it names none. */
+export function choiceValues(gate: HumanInputDef): string[] {
+  return (gate.choices ?? DEFAULT_CHOICES).map((choice) => choice.value);
+}
+
+/** A.3: a gate without choices asks Yes or No. */
+export const DEFAULT_CHOICES: readonly HumanChoice[] = [{ label: "Yes", value: "yes" }, { label: "No", value: "no" }];
 
 /** Where the gate stands: null once the step may go on to run its handler. */
 export function evaluateGate(step: StepBlock, gate: HumanInputDef, state: NodeState, env: Env): Progress | null {
