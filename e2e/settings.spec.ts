@@ -51,8 +51,15 @@ test("a trigger made in settings starts its sequence when a workflow emits it, a
   const form = page.getByRole("form", { name: "Add a trigger" });
   await form.getByLabel("Slug").fill(slug);
   await form.getByLabel("Sequence").selectOption("welcome-email");
+  await form.getByLabel("Type").selectOption("event");
+  // An event trigger has no URL, so no secret to sign with.
+  await expect(form.getByLabel("Sign with a generated secret")).toHaveCount(0);
   await form.getByRole("button", { name: "Add trigger" }).click();
-  await expect(triggers.getByRole("row", { name: new RegExp(slug) })).toContainText("latest");
+  const row = triggers.getByRole("row", { name: new RegExp(slug) });
+  await expect(row).toContainText("event");
+  await expect(row).toContainText("welcome-email latest");
+  await expect(row).toContainText("none: emit_event or /fire");
+  await expect(page.getByRole("region", { name: `Webhook trigger "${slug}" created` })).toHaveCount(0);
 
   // A workflow that emits it, started over REST: its child runs welcome-email with the data given.
   const key = (await bulkheadCli("api-keys", "create", "globex", "--name", "trigger-e2e")).trim().split("\n").at(-1)!;
@@ -77,6 +84,6 @@ test("a trigger made in settings starts its sequence when a workflow emits it, a
   await page.goto("/t/globex/settings");
   await page.getByRole("button", { name: `Remove trigger ${slug}` }).click();
   await page.getByRole("group", { name: new RegExp(`Confirm: Remove trigger ${slug}`) }).getByRole("button", { name: "Confirm" }).click();
-  await expect(triggers.getByRole("row", { name: new RegExp(slug) })).toHaveCount(0);
+  await expect(row).toHaveCount(0);
   expect((await request.get(`/api/v1/triggers/${slug}`, { headers })).status()).toBe(404);
 });
