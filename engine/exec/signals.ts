@@ -1,7 +1,9 @@
 // Applying an instance's queued signals (wire-format G) to its run: pause and resume, cancel
 // (with shielding, G.3), update_context, and the answers to input gates. The runner reads the
 // queue at the start and every 250 ms while steps run; the next commit consumes what was applied.
+import { isAppError } from "../errors.ts";
 import { isObject } from "../model.ts";
+import { injectInto } from "./inject-blocks.ts";
 import type { PendingSignal } from "../storage/index.ts";
 import type { RunState } from "./run-state.ts";
 import { choiceValues, HUMAN_INPUT_SIGNAL, inputGate } from "./tree/blocks/human-input.ts";
@@ -28,10 +30,23 @@ export function applySignals(run: RunState, signals: readonly PendingSignal[]): 
     else if (type === "update_context") {
       // G.3: only the top-level keys of payload.data are merged; anything else is ignored.
       if (isObject(payload) && isObject(payload.data)) run.mergeData(payload.data);
-    } else if (type.custom.startsWith(HUMAN_INPUT_SIGNAL)) answerGate(run, type.custom.slice(HUMAN_INPUT_SIGNAL.length), payload);
+    } else if (type === "inject_blocks") injectQueued(run, payload); else if (type.custom.startsWith(HUMAN_INPUT_SIGNAL)) answerGate(run, type.custom.slice(HUMAN_INPUT_SIGNAL.length), payload);
     // Other custom signals have no built-in effect (G.3).
   }
   return cancelled;
+}
+
+/**
+ * Blocks injected over REST, checked again against the run's blocks now (another injection may
+ * have taken an id since the request was checked): one that no longer fits is dropped.
+ */
+function injectQueued(run: RunState, payload: unknown): void {
+  if (run.inCleanup || !isObject(payload)) return;
+  try {
+    run.cursor.blocks = injectInto(run.blocks(), payload.blocks, typeof payload.position === "number" ? payload.position : null).blocks;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+  }
 }
 
 /**

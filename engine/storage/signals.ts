@@ -11,8 +11,12 @@ import { inTransaction, type Connectable, type Queryable } from "./transaction.t
 export const BUILT_IN_SIGNALS = ["pause", "resume", "cancel", "update_context"] as const;
 export type BuiltInSignal = (typeof BUILT_IN_SIGNALS)[number];
 
+/** Signals only Bulkhead itself queues (no wire form decodes to them): blocks injected over REST (V). */
+export const INTERNAL_SIGNALS = ["inject_blocks"] as const;
+export type InternalSignal = (typeof INTERNAL_SIGNALS)[number];
+
 /** G.1 as on the wire: a built-in name, or `{"custom": "<name>"}`. */
-export type SignalType = BuiltInSignal | { custom: string };
+export type SignalType = BuiltInSignal | InternalSignal | { custom: string };
 
 export interface NewSignal {
   type: SignalType;
@@ -59,7 +63,7 @@ export function signalTypeToText(type: SignalType): string {
 }
 
 export function signalTypeFromText(text: string): SignalType {
-  if (isBuiltIn(text)) return text;
+  if (isBuiltIn(text) || (INTERNAL_SIGNALS as readonly string[]).includes(text)) return text as SignalType;
   if (text.startsWith("custom:")) return { custom: text.slice("custom:".length) };
   throw new AppError("internal", `stored signal type ${JSON.stringify(text.slice(0, 64))} is not a signal type`);
 }

@@ -15,6 +15,7 @@ import { createTenant, tenantBody } from "./handlers/tenants.ts";
 import { getExecutionTree } from "./handlers/tree.ts";
 import { handleRestMetrics } from "../ops/prometheus.ts";
 import { debugTemplate, debugTemplateBody } from "./handlers/debug-template.ts";
+import { injectBlocks, injectBlocksBody } from "./handlers/inject-blocks.ts";
 import {
   createSession, createSessionBody, getSession, getSessionByKey, listSessionInstances, replaceSessionData, sessionDataBody, sessionStateBody,
   setSessionState,
@@ -62,6 +63,8 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "POST", path: "/instances/{id}/checkpoints", access: "tenant", notFound: "instance", body: checkpointBody, handle: saveCheckpoint }),
   defineRoute({ method: "GET", path: "/instances/{id}/checkpoints", access: "tenant", notFound: "instance", handle: listCheckpoints }),
   defineRoute({ method: "GET", path: "/instances/{id}/checkpoints/latest", access: "tenant", notFound: "instance", handle: latestCheckpoint }),
+  // V: blocks added to this instance only, applied by the engine as a queued signal.
+  defineRoute({ method: "POST", path: "/instances/{id}/inject-blocks", access: "tenant", notFound: "instance", body: injectBlocksBody, handle: injectBlocks }),
   defineRoute({ method: "POST", path: "/instances/{id}/checkpoints/prune", access: "tenant", notFound: "instance", body: pruneBody, handle: pruneCheckpoints }),
   defineRoute({ method: "POST", path: "/tenants", access: "operator", notFound: "route", body: tenantBody, handle: createTenant }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/state", access: "tenant", notFound: "instance", body: stateBody, handle: patchState }),
@@ -113,10 +116,6 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "PATCH", path: "/sessions/{id}/data", access: "tenant", notFound: "session", body: sessionDataBody, handle: replaceSessionData }),
   defineRoute({ method: "PATCH", path: "/sessions/{id}/state", access: "tenant", notFound: "session", body: sessionStateBody, handle: setSessionState }),
   defineRoute({ method: "GET", path: "/sessions/{id}/instances", access: "tenant", notFound: "session", handle: listSessionInstances }),
-  // The approvals inbox (wire-format R): read-only; answers are custom signals.
-  defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
-  // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.
-  defineRoute({ method: "POST", path: "/credentials", access: "tenant", notFound: "tenant", body: credentialCreateBody, handle: createCredential }),
   // V: a template resolved against a context given in the body (no stored data read).
   defineRoute({ method: "POST", path: "/debug/template", access: "tenant", notFound: "tenant", body: debugTemplateBody, handle: debugTemplate }),
   // V: Prometheus text for operator keys; a tenant key gets 403 (the series span every tenant).
@@ -125,6 +124,10 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: getCredential }),
   defineRoute({
     method: "PATCH", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, body: credentialPatchBody,
+  // The approvals inbox (wire-format R): read-only; answers are custom signals.
+  defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
+  // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.
+  defineRoute({ method: "POST", path: "/credentials", access: "tenant", notFound: "tenant", body: credentialCreateBody, handle: createCredential }),
     handle: patchCredential,
   }),
   defineRoute({ method: "DELETE", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: deleteCredential }),

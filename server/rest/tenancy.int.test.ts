@@ -183,6 +183,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /instances/{id}/tree": { id: "instance" },
   "GET /instances/{id}/stream": { id: "instance" },
   "GET /instances/{id}/audit": { id: "instance" },
+  "POST /instances/{id}/inject-blocks": { id: "instance", body: () => ({ blocks: [{ type: "step", id: `injected-${hex()}`, handler: "noop" }] }) },
   "POST /workers/tasks/poll": { body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1" }) },
   "POST /workers/tasks/poll/queue": {
     body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1", queue_name: "q" }),
