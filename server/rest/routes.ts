@@ -59,12 +59,12 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/instances/{id}", access: "tenant", notFound: "instance", handle: getInstance }),
   defineRoute({ method: "GET", path: "/instances/{id}/outputs", access: "tenant", notFound: "instance", handle: listBlockOutputs }),
   defineRoute({ method: "GET", path: "/instances/{id}/children", access: "tenant", notFound: "instance", handle: listChildren }),
+  // V: blocks added to this instance only, applied by the engine as a queued signal.
+  defineRoute({ method: "POST", path: "/instances/{id}/inject-blocks", access: "tenant", notFound: "instance", body: injectBlocksBody, handle: injectBlocks }),
   // Checkpoints (wire-format P).
   defineRoute({ method: "POST", path: "/instances/{id}/checkpoints", access: "tenant", notFound: "instance", body: checkpointBody, handle: saveCheckpoint }),
   defineRoute({ method: "GET", path: "/instances/{id}/checkpoints", access: "tenant", notFound: "instance", handle: listCheckpoints }),
   defineRoute({ method: "GET", path: "/instances/{id}/checkpoints/latest", access: "tenant", notFound: "instance", handle: latestCheckpoint }),
-  // V: blocks added to this instance only, applied by the engine as a queued signal.
-  defineRoute({ method: "POST", path: "/instances/{id}/inject-blocks", access: "tenant", notFound: "instance", body: injectBlocksBody, handle: injectBlocks }),
   defineRoute({ method: "POST", path: "/instances/{id}/checkpoints/prune", access: "tenant", notFound: "instance", body: pruneBody, handle: pruneCheckpoints }),
   defineRoute({ method: "POST", path: "/tenants", access: "operator", notFound: "route", body: tenantBody, handle: createTenant }),
   defineRoute({ method: "PATCH", path: "/instances/{id}/state", access: "tenant", notFound: "instance", body: stateBody, handle: patchState }),
@@ -120,14 +120,14 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "POST", path: "/debug/template", access: "tenant", notFound: "tenant", body: debugTemplateBody, handle: debugTemplate }),
   // V: Prometheus text for operator keys; a tenant key gets 403 (the series span every tenant).
   defineRoute({ method: "GET", path: "/metrics", access: "public", notFound: "route", handle: (context) => handleRestMetrics(context.request, context.services) }),
-  defineRoute({ method: "GET", path: "/credentials", access: "tenant", notFound: "tenant", handle: listCredentials }),
-  defineRoute({ method: "GET", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: getCredential }),
-  defineRoute({
-    method: "PATCH", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, body: credentialPatchBody,
   // The approvals inbox (wire-format R): read-only; answers are custom signals.
   defineRoute({ method: "GET", path: "/approvals", access: "tenant", notFound: "tenant", handle: listApprovals }),
   // Credentials (wire-format N). A credential's 404 names it (`credential '<id>'`), for another tenant's too.
   defineRoute({ method: "POST", path: "/credentials", access: "tenant", notFound: "tenant", body: credentialCreateBody, handle: createCredential }),
+  defineRoute({ method: "GET", path: "/credentials", access: "tenant", notFound: "tenant", handle: listCredentials }),
+  defineRoute({ method: "GET", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: getCredential }),
+  defineRoute({
+    method: "PATCH", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, body: credentialPatchBody,
     handle: patchCredential,
   }),
   defineRoute({ method: "DELETE", path: "/credentials/{credential_id}", access: "tenant", notFound: "credential", missing: credentialMissing, handle: deleteCredential }),

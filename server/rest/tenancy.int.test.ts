@@ -166,6 +166,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /instances/{id}": { id: "instance" },
   "GET /instances/{id}/outputs": { id: "instance" },
   "GET /instances/{id}/children": { id: "instance" },
+  "POST /instances/{id}/inject-blocks": { id: "instance", body: () => ({ blocks: [{ type: "step", id: `injected-${hex()}`, handler: "noop" }] }) },
   "POST /instances/{id}/checkpoints": { id: "instance", body: () => ({ checkpoint_data: { step: 1 } }) },
   "GET /instances/{id}/checkpoints": { id: "instance" },
   // Own instances have a checkpoint by now (the POST above runs first): 200.
@@ -183,7 +184,6 @@ const CASES: Record<string, RouteCase> = {
   "GET /instances/{id}/tree": { id: "instance" },
   "GET /instances/{id}/stream": { id: "instance" },
   "GET /instances/{id}/audit": { id: "instance" },
-  "POST /instances/{id}/inject-blocks": { id: "instance", body: () => ({ blocks: [{ type: "step", id: `injected-${hex()}`, handler: "noop" }] }) },
   "POST /workers/tasks/poll": { body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1" }) },
   "POST /workers/tasks/poll/queue": {
     body: (tenantId) => ({ tenant_id: tenantId, handler_name: "ext_handler", worker_id: "w1", queue_name: "q" }),
@@ -209,6 +209,7 @@ const CASES: Record<string, RouteCase> = {
   "PATCH /cron/{id}": { id: "cron schedule", namesId: true },
   // Last of the routes naming a schedule: it deletes the caller's own.
   "DELETE /cron/{id}": { id: "cron schedule", namesId: true },
+  "POST /debug/template": { body: () => ({ template: "{{context.data.x}}", context_data: { x: 1 } }) },
   "POST /sessions": { body: (tenantId) => ({ tenant_id: tenantId, session_key: random().key }) },
   "GET /sessions/{id}": { id: "session" },
   "GET /sessions/by-key/{tenant_id}/{key}": {},
@@ -226,7 +227,6 @@ const PARAMETER = /\{([a-z_]+)\}/g;
 const name = (route: Route) => `${route.method} ${route.path}`;
 const parameters = (route: Route) => [...route.path.matchAll(PARAMETER)].map((match) => match[1]!);
 const tenantRoutes = ROUTES.filter((route) => route.access === "tenant");
-  "POST /debug/template": { body: () => ({ template: "{{context.data.x}}", context_data: { x: 1 } }) },
 const parameterised = tenantRoutes.filter((route) => parameters(route).length > 0);
 /** Public routes with a path parameter: the webhook (a slug alone names its tenant) and the 405s of L. */
 const PUBLIC_WITH_PARAMETERS = ["PUT /triggers/{slug}", "PATCH /triggers/{slug}", "POST /webhooks/{slug}"];
