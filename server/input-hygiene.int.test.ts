@@ -9,6 +9,7 @@ import { freshDatabase, type TestDatabase } from "../test/db.ts";
 import { insertSequence, makeUser } from "../test/factories.ts";
 import { appRouter } from "./api/root.ts";
 import { createContext } from "./api/trpc.ts";
+import { UUID_PARAMETERS } from "./rest/index.ts";
 import { ROUTES } from "./rest/routes.ts";
 import { call, operatorKey, sequenceJson, tenantWithKey } from "./rest/testing.ts";
 
@@ -44,7 +45,7 @@ describe("REST", () => {
   for (const bad of BAD) {
     for (const route of withBody) {
       it(`${route.method} ${route.path}: ${bad.name} in the body is a 400 naming the field`, async () => {
-        const path = route.path.replaceAll("{id}", randomUUID()).replace(/\{[a-z_]+\}/g, "x");
+        const path = route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (UUID_PARAMETERS.has(name) ? randomUUID() : "x"));
         const key = route.access === "operator" ? opKey : tenant.key;
         const reply = await call(db, route.method, path, { key, body: { tenant_id: tenant.id, probe: { deep: [bad.text] } } });
         expect({ status: reply.status, body: reply.json() }).toEqual({ status: 400, body: { error: `invalid argument: probe.deep[0]: ${bad.message}` } });

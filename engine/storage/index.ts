@@ -89,9 +89,8 @@ export type { Checkpoint } from "./checkpoints.ts";
 export {
   CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
   type OpenedCredential, type RefreshedCredential,
-export { SESSION_STATES, type SessionRecord, type SessionState } from "./sessions.ts";
-export { SESSION_INSTANCES_MAX } from "./instance-records.ts";
 } from "./credentials.ts";
+export { SESSION_STATES, type SessionRecord, type SessionState } from "./sessions.ts";
 export {
   BUFFER_RETRY_MS, OVERLAP_POLICIES, cronScheduleNotFound, type CronClaimOptions, type CronFireResult, type CronSchedulePatch,
   type CronRun, type CronScheduleRecord, type NewCronSchedule, type NextFire, type OverlapPolicy,
@@ -560,13 +559,6 @@ export class TenantStore {
     return listDeliveries(this.db, this.tenantId, slug, limit);
   }
 
-  // ---------------------------------------------------------------- worker registrations (wire-format T)
-  registerWorker(registration: WorkerRegistration) {
-    return registerWorker(this.db, this.tenantId, registration);
-  }
-
-  listWorkers(seenSince: Date | null) {
-    return listWorkers(this.db, this.tenantId, seenSince);
   // ---------------------------------------------------------------- sessions (wire-format O)
   createSession(session: { sessionKey: string; data: unknown; expiresAt: Date | null }) {
     return createSession(this.db, this.tenantId, session);
@@ -596,6 +588,13 @@ export class TenantStore {
     return listSessionInstances(this.db, this.tenantId, sessionId);
   }
 
+  // ---------------------------------------------------------------- worker registrations (wire-format T)
+  registerWorker(registration: WorkerRegistration) {
+    return registerWorker(this.db, this.tenantId, registration);
+  }
+
+  listWorkers(seenSince: Date | null) {
+    return listWorkers(this.db, this.tenantId, seenSince);
   }
 
   listPolledHandlers() {

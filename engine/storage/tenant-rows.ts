@@ -36,6 +36,8 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "sessions" },
   { name: "worker_registrations" },
   { name: "instance_checkpoints" },
+  { name: "resource_pools" },
+  { name: "pool_resources" },
   { name: "circuit_breakers" },
   { name: "circuit_breaker_resets", generated: "id" },
   { name: "breaker_settings" },

@@ -49,7 +49,14 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
   return best;
 }
 
-/** Decodes the path parameters; `id` must be a UUID, lower-cased as PostgreSQL prints it. */
+/**
+ * Path parameters that are UUIDs: malformed is the framework's plain-text 400 (wire-format:
+ * "malformed path"), as Orch8's `Path<Uuid>` extractors answer, before any tenant or row is looked
+ * at. U's `{pool_id}` and `{resource_id}` are UUIDs there, so they answer like `/pools/{id}`.
+ */
+export const UUID_PARAMETERS: ReadonlySet<string> = new Set(["id", "pool_id", "resource_id"]);
+
+/** Decodes the path parameters; UUID_PARAMETERS must be UUIDs, lower-cased as PostgreSQL prints them. */
 function decodeParams(raw: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -59,8 +66,8 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
     } catch {
       throw new Rejection(400, `Invalid URL: cannot decode \`${name}\``);
     }
-    if (name === "id") {
-      if (!UUID_PATTERN.test(decoded)) throw new Rejection(400, "Invalid URL: `id` is not a UUID");
+    if (UUID_PARAMETERS.has(name)) {
+      if (!UUID_PATTERN.test(decoded)) throw new Rejection(400, `Invalid URL: \`${name}\` is not a UUID`);
       decoded = decoded.toLowerCase();
     }
     params[name] = decoded;

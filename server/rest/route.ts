@@ -29,7 +29,7 @@ export interface BodySpec<B> {
 export interface RestContext<B = unknown> {
   request: Request;
   url: URL;
-  /** Decoded path parameters; `id` is a lower-case UUID. */
+  /** Decoded path parameters; `id`, `pool_id` and `resource_id` are lower-case UUIDs (index.ts UUID_PARAMETERS). */
   params: Readonly<Record<string, string>>;
   body: B;
   services: Services;
@@ -42,7 +42,7 @@ export interface RestContext<B = unknown> {
 
 export interface Route<B = unknown> {
   method: Method;
-  /** Relative to /api/v1. `{id}` segments must be UUIDs (400 otherwise); other `{name}` segments are free text. */
+  /** Relative to /api/v1. `{id}`, `{pool_id}` and `{resource_id}` segments must be UUIDs (400 otherwise); other `{name}` segments are free text. */
   path: string;
   access: Access;
   /**

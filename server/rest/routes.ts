@@ -34,6 +34,10 @@ import { triggerNotFound } from "../triggers.ts";
 import { listApprovals } from "./handlers/approvals.ts";
 import { checkpointBody, latestCheckpoint, listCheckpoints, pruneBody, pruneCheckpoints, saveCheckpoint } from "./handlers/checkpoints.ts";
 import { createCredential, credentialCreateBody, credentialPatchBody, deleteCredential, getCredential, listCredentials, patchCredential } from "./handlers/credentials.ts";
+import {
+  addPoolResource, createPool, deletePool, deletePoolResource, getPool, listPoolResources, listPools, poolCreateBody, poolResourceBody,
+  poolResourcePatchBody, updatePoolResource,
+} from "./handlers/pools.ts";
 import { defineRoute, type Route } from "./route.ts";
 
 const cronMissing = (params: Readonly<Record<string, string>>) => cronScheduleNotFound(params.id!);
@@ -140,4 +144,19 @@ export const ROUTES: readonly Route[] = [
   // M: PATCH is not routed, and says so (405), rather than reading as a path that does not exist.
   defineRoute({ method: "PATCH", path: "/cron/{id}", access: "tenant", notFound: "cron schedule", missing: cronMissing, handle: cronMethodNotAllowed }),
   defineRoute({ method: "DELETE", path: "/cron/{id}", access: "tenant", notFound: "cron schedule", missing: cronMissing, handle: deleteCron }),
+  // Resource pools (wire-format U), CRUD only. `{pool_id}` and `{resource_id}` are UUIDs like `{id}`
+  // (index.ts). Every resource route looks for the pool first, so its 404 for a tenant the
+  // request may not act for is the missing pool's. The DELETEs come last (the tenancy matrix
+  // serves the caller's own objects in this order).
+  defineRoute({ method: "POST", path: "/pools", access: "tenant", notFound: "tenant", body: poolCreateBody, handle: createPool }),
+  defineRoute({ method: "GET", path: "/pools", access: "tenant", notFound: "tenant", handle: listPools }),
+  defineRoute({ method: "GET", path: "/pools/{id}", access: "tenant", notFound: "pool", handle: getPool }),
+  defineRoute({ method: "GET", path: "/pools/{pool_id}/resources", access: "tenant", notFound: "pool", handle: listPoolResources }),
+  defineRoute({ method: "POST", path: "/pools/{pool_id}/resources", access: "tenant", notFound: "pool", body: poolResourceBody, handle: addPoolResource }),
+  defineRoute({
+    method: "PUT", path: "/pools/{pool_id}/resources/{resource_id}", access: "tenant", notFound: "pool", body: poolResourcePatchBody,
+    handle: updatePoolResource,
+  }),
+  defineRoute({ method: "DELETE", path: "/pools/{pool_id}/resources/{resource_id}", access: "tenant", notFound: "pool", handle: deletePoolResource }),
+  defineRoute({ method: "DELETE", path: "/pools/{id}", access: "tenant", notFound: "pool", handle: deletePool }),
 ];

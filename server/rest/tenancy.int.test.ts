@@ -18,7 +18,7 @@ async function snapshot() {
   const tables = [
     "task_instances", "signals", "worker_tasks", "worker_task_attempts", "sequences",
     "triggers", "circuit_breakers", "circuit_breaker_resets", "breaker_settings", "audit_log", "cron_schedules", "credentials", "instance_checkpoints",
-    "trigger_slugs", "trigger_deliveries", "sessions",
+    "trigger_slugs", "trigger_deliveries", "sessions", "resource_pools", "pool_resources",
   ];
   const counts: Record<string, unknown> = {};
   for (const table of tables) counts[table] = (await db.sql.query(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${table} t`)).rows[0].h;
@@ -37,9 +37,9 @@ async function rowsOf(tenantId: string) {
   return hashes;
 }
 
-type IdKind = "sequence" | "instance" | "worker task" | "cron schedule" | "session";
+type IdKind = "sequence" | "instance" | "worker task" | "cron schedule" | "session" | "pool";
 /** A tenant's objects, by what fills a path parameter: `{id}` by its kind, `{slug}`, `{handler}`, `{tenant_id}`, `{block_id}`. */
-type Objects = Record<IdKind | "slug" | "handler" | "tenant_id" | "block_id" | "credential_id" | "sequence name" | "key", string>;
+type Objects = Record<IdKind | "slug" | "handler" | "tenant_id" | "block_id" | "credential_id" | "sequence name" | "key" | "pool_id" | "resource_id", string>;
 
 let second: TestDatabase;
 let db: TestDatabase;
@@ -53,6 +53,7 @@ const random = (): Objects => ({
   sequence: randomUUID(), instance: randomUUID(), "worker task": randomUUID(), "cron schedule": randomUUID(),
   slug: `slug-${hex()}`, handler: `handler-${hex()}`, tenant_id: `t-${hex()}`, block_id: `block-${hex()}`, "sequence name": `seq-${hex()}`,
   credential_id: `cred-${hex()}`, session: randomUUID(), key: `session-${hex()}`,
+  pool: randomUUID(), pool_id: randomUUID(), resource_id: randomUUID(),
 });
 
 beforeAll(async () => {
@@ -83,6 +84,8 @@ beforeAll(async () => {
     mine["cron schedule"] = await newCronSchedule(tenant, mine.sequence);
     mine.credential_id = await newCredential(tenant);
     [mine.session, mine.key] = await newSession(tenant);
+    mine.pool = mine.pool_id = await newPool(tenant);
+    mine.resource_id = await newPoolResource(tenant, mine.pool);
     mine.handler = await openBreaker(tenant.id);
   }
 });
@@ -109,6 +112,20 @@ async function newSession(tenant: { id: string; key: string }): Promise<[string,
   const made = await call(db, "POST", "/sessions", { key: tenant.key, body: { tenant_id: tenant.id, session_key: key } });
   expect(made.status).toBe(201);
   return [(made.json() as { id: string }).id, key];
+}
+
+/** A new resource pool of the tenant's, through the API; its id. */
+async function newPool(tenant: { key: string }): Promise<string> {
+  const made = await call(db, "POST", "/pools", { key: tenant.key, body: { name: "senders" } });
+  expect(made.status).toBe(201);
+  return (made.json() as { id: string }).id;
+}
+
+/** A new resource of the tenant's pool, through the API; its id. */
+async function newPoolResource(tenant: { key: string }, poolId: string): Promise<string> {
+  const made = await call(db, "POST", `/pools/${poolId}/resources`, { key: tenant.key, body: { resource_key: "sender-1", name: "Sender 1" } });
+  expect(made.status).toBe(201);
+  return (made.json() as { id: string }).id;
 }
 
 /** A new cron schedule of the tenant's, through the API; its id. */
@@ -221,6 +238,15 @@ const CASES: Record<string, RouteCase> = {
   "PATCH /credentials/{credential_id}": { namesId: true, body: () => ({ description: "changed" }) },
   // Last of the routes naming a credential: it deletes the caller's own.
   "DELETE /credentials/{credential_id}": { namesId: true },
+  "POST /pools": { body: (tenantId) => ({ tenant_id: tenantId, name: "pool" }) },
+  "GET /pools/{id}": { id: "pool" },
+  "GET /pools/{pool_id}/resources": {},
+  "POST /pools/{pool_id}/resources": { body: () => ({ resource_key: "k", name: "n" }) },
+  "PUT /pools/{pool_id}/resources/{resource_id}": { body: () => ({ enabled: true }) },
+  // The pool is looked for first: another tenant's pool answers a random one's 404 (pool).
+  "DELETE /pools/{pool_id}/resources/{resource_id}": {},
+  // Last of the routes naming a pool: it deletes the caller's own, with its resources.
+  "DELETE /pools/{id}": { id: "pool" },
 };
 
 const PARAMETER = /\{([a-z_]+)\}/g;
@@ -278,7 +304,7 @@ describe("the route matrix", () => {
     const gone = Object.keys(CASES).filter((key) => !ROUTES.some((route) => name(route) === key));
     expect(gone, "CASES entries of routes that no longer exist").toEqual([]);
     for (const route of parameterised) {
-      for (const param of parameters(route)) expect(["id", "slug", "handler", "tenant_id", "block_id", "credential_id", "key"], `${name(route)}: {${param}}`).toContain(param);
+      for (const param of parameters(route)) expect(["id", "slug", "handler", "tenant_id", "block_id", "credential_id", "key", "pool_id", "resource_id"], `${name(route)}: {${param}}`).toContain(param);
       if (route.path.includes("{id}")) expect(CASES[name(route)]!.id, name(route)).toBe(route.notFound);
     }
     for (const route of tenantRoutes) if (route.body) expect(CASES[name(route)]?.body, name(route)).toBeDefined();
