@@ -52,6 +52,10 @@ import {
   createCredential, deleteCredential, getCredential, listCredentials, resolveCredentials, updateCredential, type CredentialChange, type NewCredential,
 } from "./credentials.ts";
 import {
+  addPoolResource, createPool, deletePool, deletePoolResource, getPool, listPoolResources, listPools, updatePoolResource,
+  type NewPoolResource, type PoolResourceChange, type PoolStrategy,
+} from "./pools.ts";
+import {
   countCronSchedules, deleteCronSchedule, getCronSchedule, insertCronSchedule, latestCronRuns, listCronSchedules, updateCronSchedule,
   type CronSchedulePatch, type NewCronSchedule, type NextFire,
 } from "./cron-schedules.ts";
@@ -90,6 +94,9 @@ export {
   CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
   type OpenedCredential, type RefreshedCredential,
 } from "./credentials.ts";
+export {
+  POOL_STRATEGIES, type NewPoolResource, type PoolRecord, type PoolResourceChange, type PoolResourceRecord, type PoolStrategy, type ResourceLookup,
+} from "./pools.ts";
 export { SESSION_STATES, type SessionRecord, type SessionState } from "./sessions.ts";
 export {
   BUFFER_RETRY_MS, OVERLAP_POLICIES, cronScheduleNotFound, type CronClaimOptions, type CronFireResult, type CronSchedulePatch,
@@ -625,6 +632,42 @@ export class TenantStore {
   /** Opened values, for the worker that holds a task's claim (its poll answer) and nobody else. */
   resolveCredentials(ids: readonly string[]) {
     return resolveCredentials(this.db, this.tenantId, ids);
+  }
+
+  // ---------------------------------------------------------------- resource pools (wire-format U)
+  createPool(pool: { name: string; strategy: PoolStrategy }) {
+    return createPool(this.db, this.tenantId, pool);
+  }
+
+  listPools() {
+    return listPools(this.db, this.tenantId);
+  }
+
+  getPool(id: string) {
+    return getPool(this.db, this.tenantId, id);
+  }
+
+  /** The pool's resources go with it; false when the tenant has no such pool. */
+  deletePool(id: string) {
+    return deletePool(this.db, this.tenantId, id);
+  }
+
+  /** null when the tenant has no such pool. */
+  listPoolResources(poolId: string) {
+    return listPoolResources(this.db, this.tenantId, poolId);
+  }
+
+  /** null when the tenant has no such pool. */
+  addPoolResource(poolId: string, resource: NewPoolResource) {
+    return addPoolResource(this.db, this.tenantId, poolId, resource);
+  }
+
+  updatePoolResource(poolId: string, id: string, change: PoolResourceChange) {
+    return updatePoolResource(this.db, this.tenantId, poolId, id, change);
+  }
+
+  deletePoolResource(poolId: string, id: string) {
+    return deletePoolResource(this.db, this.tenantId, poolId, id);
   }
 
   // ---------------------------------------------------------------- cron schedules (wire-format M)
