@@ -3,7 +3,7 @@
 // queue at the start and every 250 ms while steps run; the next commit consumes what was applied.
 import { isAppError } from "../errors.ts";
 import { isObject } from "../model.ts";
-import { injectInto } from "./inject-blocks.ts";
+import { injectInto } from "../sequence/inject-blocks.ts";
 import type { PendingSignal } from "../storage/index.ts";
 import type { RunState } from "./run-state.ts";
 import { choiceValues, HUMAN_INPUT_SIGNAL, inputGate } from "./tree/blocks/human-input.ts";

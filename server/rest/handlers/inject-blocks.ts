@@ -4,7 +4,7 @@
 // them. The sequence is not changed. A finished instance takes no blocks (G's 400).
 import { z } from "zod";
 import { AppError, notFound } from "../../../engine/errors.ts";
-import { injectInto } from "../../../engine/exec/inject-blocks.ts";
+import { injectInto } from "../../../engine/sequence/inject-blocks.ts";
 import { isObject } from "../../../engine/model.ts";
 import { Block } from "../../../engine/sequence/schema.ts";
 import { requiredJson, shapedBody } from "../body.ts";

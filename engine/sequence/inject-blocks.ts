@@ -3,9 +3,9 @@
 // inserted into its own top-level list at `position` (clamped; the end by default). The sequence
 // is not changed. REST checks a request with this; the engine applies the queued signal with it
 // again, against the blocks the run has then.
-import type { Block } from "../sequence/schema.ts";
-import { validateBlocks } from "../sequence/validate.ts";
-import { walkBlocks } from "../sequence/walk.ts";
+import type { Block } from "./schema.ts";
+import { validateBlocks } from "./validate.ts";
+import { walkBlocks } from "./walk.ts";
 
 export interface Injection {
   blocks: Block[];
