@@ -7,13 +7,14 @@ import type { HandlerInput, TenantInstances } from "./types.ts";
 
 export const silentLogger = pino({ level: "silent" });
 
-/** A tenant with no other instances: lookups find nothing, signals and events are refused. */
+/** A tenant with no other instances: lookups find nothing, signals and events are refused; log lines go nowhere. */
 export const noInstances: TenantInstances = {
   getInstance: async () => null,
   signalInstance: async () => {
     throw new Error("no instances in a handler unit test");
   },
   emitEvent: async () => null,
+  appendLog: async () => {},
 };
 
 export function makeInput(params: unknown, overrides: Partial<HandlerInput> = {}): HandlerInput {

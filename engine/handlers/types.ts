@@ -7,7 +7,7 @@ import type { RunStore } from "../storage/index.ts";
  * The caller's view of other instances: bound to its tenant (and itself as the parent), so a
  * lookup by id finds only the tenant's own instances and a foreign id reads as a missing one.
  */
-export type TenantInstances = Pick<RunStore, "getInstance" | "signalInstance" | "emitEvent">;
+export type TenantInstances = Pick<RunStore, "getInstance" | "signalInstance" | "emitEvent" | "appendLog">;
 
 export interface HandlerInput {
   tenantId: string;

@@ -111,6 +111,11 @@ export const LEDGER: readonly LedgerEntry[] = [
     test: "server/rest/triggers.int.test.ts", enforced: true,
   },
   {
+    id: "instance_logs", resource: "instance log lines (log steps, workers' logs)", boundary: "global",
+    default: "1,000 lines per instance, 4,096 characters each; later lines are dropped", setting: null, override: null,
+    enforcedAt: "engine/storage/instance-logs.ts", test: "server/rest/instance-logs.int.test.ts", enforced: true,
+  },
+  {
     id: "event_fan_out", resource: "event fan-out (emit_event children)", boundary: "per tenant",
     default: "1,000 children per instance (then the step fails); 6,000 per tenant per clock minute (then the step waits for the next)",
     setting: "BULKHEAD_EVENTS_PER_PARENT, BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE", override: null,

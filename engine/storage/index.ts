@@ -48,6 +48,7 @@ import { claimTriggerSlug, releaseTriggerSlug, triggerSlugOwner } from "./trigge
 import { createSession, existingSessions, getSession, getSessionByKey, replaceSessionData, setSessionState, type SessionState } from "./sessions.ts";
 import { listPolledHandlers, listWorkers, registerWorker, type WorkerRegistration } from "./worker-registrations.ts";
 import { listCheckpoints, pruneCheckpoints, saveCheckpoint } from "./checkpoints.ts";
+import { appendTaskLogLines, listLogLines, type LogLine } from "./instance-logs.ts";
 import {
   createCredential, deleteCredential, getCredential, listCredentials, resolveCredentials, updateCredential, type CredentialChange, type NewCredential,
 } from "./credentials.ts";
@@ -90,6 +91,7 @@ export {
 } from "./triggers.ts";
 export type { WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";
 export type { Checkpoint } from "./checkpoints.ts";
+export { LOG_LIMITS, LOG_LINE_LEVELS, type LogLevel, type StoredLogLine } from "./instance-logs.ts";
 export {
   CREDENTIAL_ID, CREDENTIAL_KINDS, type CredentialChange, type CredentialKind, type CredentialRecord, type ExpiringCredential, type NewCredential,
   type OpenedCredential, type RefreshedCredential,
@@ -241,6 +243,15 @@ export class TenantStore {
   // Checkpoints (wire-format P): null when the tenant has no such instance.
   saveCheckpoint(instanceId: string, data: unknown) {
     return saveCheckpoint(this.db, this.tenantId, instanceId, data);
+  }
+
+  /** GET /instances/{id}/logs: null when the tenant has no such instance. */
+  listLogLines(instanceId: string) {
+    return listLogLines(this.db, this.tenantId, instanceId);
+  }
+
+  appendTaskLogLines(taskId: string, lines: readonly Omit<LogLine, "blockId">[]) {
+    return appendTaskLogLines(this.db, this.tenantId, taskId, lines);
   }
 
   listCheckpoints(instanceId: string, limit?: number) {

@@ -1,6 +1,7 @@
 // What one claimed instance may read and write while an engine runs it: every statement is bound
 // to the instance's tenant, and the writes to its lease epoch. The coordination handlers reach
 // other instances only through this store, so another tenant's instance is simply not there.
+import { appendLogLines, type LogLine } from "./instance-logs.ts";
 import type { Backend } from "./backends.ts";
 import type { TenantConnections } from "./connection-shares.ts";
 import { resolveCredentials } from "./credentials.ts";
@@ -119,6 +120,11 @@ export class RunStore {
   /** Queues a signal for an instance of this tenant that is not terminal (not_found / invalid_argument otherwise). */
   signalInstance(id: string, signal: NewSignal): Promise<{ id: string }> {
     return enqueueSignalIfActive(this.db, this.tenantId, id, signal);
+  }
+
+  /** A line of this instance's log (GET /instances/{id}/logs), while it has room for one. */
+  async appendLog(line: LogLine): Promise<void> {
+    await appendLogLines(this.db, this.tenantId, this.instanceId, [line]);
   }
 
   /** A child instance of this one, in this tenant and namespace (emit_event). */

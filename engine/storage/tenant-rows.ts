@@ -36,6 +36,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "sessions" },
   { name: "worker_registrations" },
   { name: "instance_checkpoints" },
+  { name: "instance_logs", generated: "id" },
   { name: "resource_pools" },
   { name: "pool_resources" },
   { name: "circuit_breakers" },

@@ -16,6 +16,7 @@ import { getExecutionTree } from "./handlers/tree.ts";
 import { handleRestMetrics } from "../ops/prometheus.ts";
 import { debugTemplate, debugTemplateBody } from "./handlers/debug-template.ts";
 import { injectBlocks, injectBlocksBody } from "./handlers/inject-blocks.ts";
+import { listInstanceLogs } from "./handlers/instance-logs.ts";
 import {
   createSession, createSessionBody, getSession, getSessionByKey, listSessionInstances, replaceSessionData, sessionDataBody, sessionStateBody,
   setSessionState,
@@ -63,6 +64,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({ method: "GET", path: "/instances/{id}", access: "tenant", notFound: "instance", handle: getInstance }),
   defineRoute({ method: "GET", path: "/instances/{id}/outputs", access: "tenant", notFound: "instance", handle: listBlockOutputs }),
   defineRoute({ method: "GET", path: "/instances/{id}/children", access: "tenant", notFound: "instance", handle: listChildren }),
+  defineRoute({ method: "GET", path: "/instances/{id}/logs", access: "tenant", notFound: "instance", handle: listInstanceLogs }),
   // V: blocks added to this instance only, applied by the engine as a queued signal.
   defineRoute({ method: "POST", path: "/instances/{id}/inject-blocks", access: "tenant", notFound: "instance", body: injectBlocksBody, handle: injectBlocks }),
   // Checkpoints (wire-format P).

@@ -183,6 +183,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /instances/{id}": { id: "instance" },
   "GET /instances/{id}/outputs": { id: "instance" },
   "GET /instances/{id}/children": { id: "instance" },
+  "GET /instances/{id}/logs": { id: "instance" },
   "POST /instances/{id}/inject-blocks": { id: "instance", body: () => ({ blocks: [{ type: "step", id: `injected-${hex()}`, handler: "noop" }] }) },
   "POST /instances/{id}/checkpoints": { id: "instance", body: () => ({ checkpoint_data: { step: 1 } }) },
   "GET /instances/{id}/checkpoints": { id: "instance" },

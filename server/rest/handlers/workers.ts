@@ -10,8 +10,9 @@ import { HANDLER_DESCRIPTORS } from "../../../engine/handlers/descriptors.ts";
 import { NAME_MAX, nameString } from "../../../engine/sequence/schema.ts";
 import { CredentialError, resolveCredentialRefs } from "../../../engine/secrets/credential-refs.ts";
 import { checkSize, jsonSize, SIZE_LIMITS } from "../../../engine/size-limits.ts";
+import { isObject } from "../../../engine/model.ts";
 import {
-  WORKER_TASK_STATES, type ReportOutcome, type TenantStore, type WorkerTaskFilter, type WorkerTaskState,
+  LOG_LIMITS, LOG_LINE_LEVELS, WORKER_TASK_STATES, type LogLevel, type ReportOutcome, type TenantStore, type WorkerTaskFilter, type WorkerTaskState,
 } from "../../../engine/storage/index.ts";
 import { countParam, requiredJson, shapedBody } from "../body.ts";
 import { empty, json } from "../http.ts";
@@ -48,8 +49,18 @@ const QueuePollRequest = PollRequest.extend({ queue_name: nameString() });
 type QueuePollRequest = z.output<typeof QueuePollRequest>;
 
 const Lease = { tenant_id: namedTenant, worker_id: z.string(), claim_epoch: counter };
-// `logs` is accepted and not kept: nothing reads it yet, and it would grow the task row unbounded.
-const logs = z.array(z.unknown()).nullish();
+// `logs`: lines of the task's instance log (GET /instances/{id}/logs), written once the report is
+// accepted; a string is an info line, `{level?, message}` one of its level.
+const logs = z.array(z.unknown()).max(LOG_LIMITS.linesPerInstance).nullish();
+
+function logLines(items: readonly unknown[] | null | undefined): { level: LogLevel; message: string }[] {
+  return (items ?? []).map((item) => {
+    const object = isObject(item) ? item : null;
+    const level = (LOG_LINE_LEVELS as readonly unknown[]).includes(object?.level) ? (object!.level as LogLevel) : "info";
+    const message = object ? (object.message ?? null) : item;
+    return { level, message: typeof message === "string" ? message : (JSON.stringify(message) ?? "null") };
+  });
+}
 
 const CompleteRequest = z.object({ ...Lease, output: requiredJson("output"), logs });
 type CompleteRequest = z.output<typeof CompleteRequest>;
@@ -154,13 +165,19 @@ function answer(outcome: ReportOutcome): Response {
 export async function completeTask(context: RestContext<CompleteRequest>): Promise<Response> {
   const { body } = context;
   checkOutputSize(body.output);
-  return answer(await (await taskStore(context)).completeWorkerTask(context.params.id!, lease(body), body.output));
+  const store = await taskStore(context);
+  const response = answer(await store.completeWorkerTask(context.params.id!, lease(body), body.output));
+  await store.appendTaskLogLines(context.params.id!, logLines(body.logs));
+  return response;
 }
 
 export async function failTask(context: RestContext<FailRequest>): Promise<Response> {
   const { body } = context;
   const failure = { message: body.message, retryable: body.retryable };
-  return answer(await (await taskStore(context)).failWorkerTask(context.params.id!, lease(body), failure));
+  const store = await taskStore(context);
+  const response = answer(await store.failWorkerTask(context.params.id!, lease(body), failure));
+  await store.appendTaskLogLines(context.params.id!, logLines(body.logs));
+  return response;
 }
 
 export async function heartbeatTask(context: RestContext<HeartbeatRequest>): Promise<Response> {
