@@ -46,7 +46,8 @@ import {
 } from "./triggers.ts";
 import { claimTriggerSlug, releaseTriggerSlug, triggerSlugOwner } from "./trigger-slugs.ts";
 import { createSession, existingSessions, getSession, getSessionByKey, replaceSessionData, setSessionState, type SessionState } from "./sessions.ts";
-import { listPolledHandlers, listWorkers, registerWorker, type WorkerRegistration } from "./worker-registrations.ts";
+import { listPolledHandlers, listRegisteredWorkers, listWorkers, registerWorker, type RegisteredWorker, type WorkerRegistration } from "./worker-registrations.ts";
+import { listWaitingTreeSources, type WaitingQuery } from "./waiting-sources.ts";
 import { listCheckpoints, pruneCheckpoints, saveCheckpoint } from "./checkpoints.ts";
 import { appendTaskLogLines, listLogLines, type LogLine } from "./instance-logs.ts";
 import {
@@ -61,9 +62,9 @@ import {
   type CronSchedulePatch, type NewCronSchedule, type NextFire,
 } from "./cron-schedules.ts";
 import {
-  compareFleetRank, completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks,
+  claimedTaskCounts, claimedTaskCountsOfBackend, compareFleetRank, completeWorkerTask, failWorkerTask, heartbeatWorkerTask, listWorkerTaskAttempts, listWorkerTasks,
   pollFleetWorkerTasks, pollWorkerTasks, rankFleetWorkerTasks, workerTaskOwner, workerTaskStats,
-  type FleetTask, type PollRequest, type WorkerLease, type WorkerTaskFilter,
+  type ClaimedTaskCount, type FleetTask, type PollRequest, type WorkerLease, type WorkerTaskFilter,
 } from "./worker-tasks.ts";
 
 export { backendOn, backendOptions, StorageBackends, type Backend } from "./backends.ts";
@@ -89,7 +90,8 @@ export {
   DELIVERIES_KEPT, isTriggerSlug, TRIGGER_SLUG, TRIGGER_TYPES, type DeliverySource, type NewTrigger, type TriggerDelivery, type TriggerEvent,
   type TriggerRecord, type TriggerType,
 } from "./triggers.ts";
-export type { WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";
+export type { RegisteredWorker, WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";
+export type { WaitingKey, WaitingQuery, WaitingTreeSource } from "./waiting-sources.ts";
 export type { Checkpoint } from "./checkpoints.ts";
 export { LOG_LIMITS, LOG_LINE_LEVELS, type LogLevel, type StoredLogLine } from "./instance-logs.ts";
 export {
@@ -105,7 +107,7 @@ export {
   type CronRun, type CronScheduleRecord, type NewCronSchedule, type NextFire, type OverlapPolicy,
 } from "./cron-schedules.ts";
 export {
-  FLEET_CLAIMED_PER_TENANT, WORKER_TASK_STATES, type FleetTask, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
+  FLEET_CLAIMED_PER_TENANT, STALE_HEARTBEAT_MS, WORKER_TASK_STATES, type ClaimedTaskCount, type FleetTask, type HeartbeatOutcome, type PollRequest, type ReportOutcome, type WorkerLease, type WorkerTaskAttempt,
   type WorkerTaskFilter, type WorkerTaskRecord, type WorkerTaskState, type WorkerTaskStats,
 } from "./worker-tasks.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
@@ -458,25 +460,8 @@ export class TenantStore {
    * The tenant's `waiting` instances, most recently updated first, each with what
    * describeInstance reads (the approvals inbox, wire-format R); a page over instances.
    */
-  async listWaitingTreeSources(query: { namespace: string | null; offset: number; limit: number }) {
-    const { rows } = await this.db.query<{
-      id: string; namespace: string; sequence_id: string; sequence_name: string | null; metadata: unknown; state: InstanceState;
-      created_at: Date; updated_at: Date; cursor: unknown; definition: unknown;
-    }>({
-      name: "list_waiting_tree_sources",
-      text: `SELECT i.id, i.namespace, i.sequence_id, s.name AS sequence_name, i.metadata, i.state, i.created_at, i.updated_at, i.cursor, s.definition
-               FROM task_instances i
-               LEFT JOIN sequences s ON s.id = i.sequence_id AND s.tenant_id = i.tenant_id
-              WHERE i.tenant_id = $1 AND i.state = 'waiting' AND ($2::text IS NULL OR i.namespace = $2)
-              ORDER BY i.updated_at DESC, i.id DESC
-             OFFSET $3 LIMIT $4`,
-      values: [this.tenantId, query.namespace, query.offset, query.limit],
-    });
-    return rows.map((row) => ({
-      instance: { id: row.id, state: row.state, createdAt: row.created_at, updatedAt: row.updated_at },
-      namespace: row.namespace, sequenceId: row.sequence_id, sequenceName: row.sequence_name, metadata: row.metadata ?? null,
-      cursor: row.cursor ?? null, definition: row.definition ?? null,
-    }));
+  listWaitingTreeSources(query: WaitingQuery) {
+    return listWaitingTreeSources(this.db, this.tenantId, query);
   }
   // ---------------------------------------------------------------- end of execution tree
 
@@ -611,8 +596,13 @@ export class TenantStore {
     return registerWorker(this.db, this.tenantId, registration);
   }
 
-  listWorkers(seenSince: Date | null) {
-    return listWorkers(this.db, this.tenantId, seenSince);
+  listWorkers(seenSince: Date | null, page: { offset: number; limit: number } | null = null) {
+    return listWorkers(this.db, this.tenantId, seenSince, page);
+  }
+
+  /** Claimed tasks per worker, and how many have had no heartbeat since `staleBefore`. */
+  claimedTaskCounts(staleBefore: Date) {
+    return claimedTaskCounts(this.db, this.tenantId, staleBefore);
   }
 
   listPolledHandlers() {
@@ -823,6 +813,31 @@ export class Storage {
     open.sort((a, b) => (a.tenantId === b.tenantId ? (a.handler < b.handler ? -1 : 1) : a.tenantId < b.tenantId ? -1 : 1));
     resets.sort((a, b) => b.resetAt.getTime() - a.resetAt.getTime() || b.id - a.id);
     return { open, resets: resets.slice(0, resetLimit) };
+  }
+
+  /**
+   * The fleet view (operator console): the `limit` most recently seen workers, the fleet's (tenant
+   * '', on the primary) and each tenant's (only from the backend the tenant is placed on now), with
+   * their claimed tasks and how many of those have had no heartbeat since `staleBefore`. A fleet
+   * worker's claims are its tasks of every tenant: a task does not record which poll claimed it,
+   * so a worker that also polls under a tenant's key shows that tenant's claims in both rows.
+   */
+  async workersOfEveryTenant(options: { limit: number; staleBefore: Date }): Promise<(RegisteredWorker & { claimed: number; stale: number })[]> {
+    const { limit, staleBefore } = options;
+    const [tenants, fleet] = await Promise.all([
+      this.rowsWherePlaced((pool) => listRegisteredWorkers(pool, { fleet: false, limit })),
+      listRegisteredWorkers(this.backends.primary.pool, { fleet: true, limit }),
+    ]);
+    const workers = [...tenants, ...fleet]
+      .sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime() || (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : a.workerId < b.workerId ? -1 : 1))
+      .slice(0, limit);
+    const claims = await this.rowsWherePlaced((pool) => claimedTaskCountsOfBackend(pool, [...new Set(workers.map((w) => w.workerId))], staleBefore));
+    const byWorker = new Map<string, ClaimedTaskCount[]>();
+    for (const claim of claims) byWorker.set(claim.workerId, [...(byWorker.get(claim.workerId) ?? []), claim]);
+    return workers.map((worker) => {
+      const mine = (byWorker.get(worker.workerId) ?? []).filter((c) => worker.tenantId === "" || c.tenantId === worker.tenantId);
+      return { ...worker, claimed: mine.reduce((n, c) => n + c.claimed, 0), stale: mine.reduce((n, c) => n + c.stale, 0) };
+    });
   }
 
   /**

@@ -6,12 +6,14 @@
 // `claimed` by the same worker under the same epoch. Every refusal of a known task is recorded as
 // a `stale_mutation_rejected` attempt event, in the same statement as the check.
 //
-// Every statement is scoped by tenant_id (a worker sees only its key's tenant), except three:
+// Every statement is scoped by tenant_id (a worker sees only its key's tenant), except four:
 // the reaper's sweep, which serves the whole backend and keys each row it touches by the row's
 // own tenant_id; the operator's fleet poll, which is scoped by the list of tenants placed on the
-// backend (and not being moved) that its caller passes; and workerTaskOwner, which serves
-// Storage.locate. Each write is one statement: atomic without a transaction, one round trip
-// (the fleet poll adds a lock taken in its own statement first, see pollFleetWorkerTasks).
+// backend (and not being moved) that its caller passes; workerTaskOwner, which serves
+// Storage.locate; and claimedTaskCountsOfBackend, the operator's fleet view, whose rows carry
+// their tenant_id for Storage to keep only where the tenant is placed. Each write is one
+// statement: atomic without a transaction, one round trip (the fleet poll adds a lock taken in
+// its own statement first, see pollFleetWorkerTasks).
 import { rejectUnstorableText } from "./instance-records.ts";
 import { inTransaction, type Connectable, type Queryable } from "./transaction.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
@@ -79,6 +81,8 @@ export interface WorkerTaskFilter {
   handlerName?: string;
   workerId?: string;
   queueName?: string;
+  /** Only tasks whose last heartbeat is older than this (claimed ones, with `states: ["claimed"]`). */
+  heartbeatBefore?: Date;
   offset: number;
   limit: number;
 }
@@ -509,6 +513,7 @@ export async function listWorkerTasks(db: Queryable, tenantId: TenantId, filter:
   if (filter.handlerName !== undefined) where.push(`handler_name = ${param(filter.handlerName)}`);
   if (filter.workerId !== undefined) where.push(`worker_id = ${param(filter.workerId)}`);
   if (filter.queueName !== undefined) where.push(`queue_name = ${param(filter.queueName)}`);
+  if (filter.heartbeatBefore !== undefined) where.push(`heartbeat_at < ${param(filter.heartbeatBefore)}::timestamptz`);
   const text = `SELECT ${TASK_COLUMNS} FROM worker_tasks WHERE ${where.join(" AND ")}
                 ORDER BY created_at DESC, id DESC LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}`;
   try {
@@ -539,6 +544,40 @@ export async function workerTaskStats(db: Queryable, tenantId: TenantId): Promis
   }
   stats.activeWorkers = [...workers].sort();
   return stats;
+}
+
+/** A worker's claimed tasks of one tenant, and how many of them have a stale heartbeat. */
+export interface ClaimedTaskCount {
+  tenantId: string;
+  workerId: string;
+  claimed: number;
+  stale: number;
+}
+
+// Claimed tasks are few (the fleet's per-tenant cap, each worker's own limit), and the partial
+// index worker_tasks_claimed_heartbeat_idx holds just them: neither count reads finished tasks.
+const CLAIMED_COUNTS = (scope: string) => `
+SELECT tenant_id, worker_id, count(*)::int AS claimed, count(*) FILTER (WHERE heartbeat_at < $1::timestamptz)::int AS stale
+  FROM worker_tasks
+ WHERE state = 'claimed' AND ${scope}
+ GROUP BY tenant_id, worker_id`;
+
+type ClaimedCountRow = { tenant_id: string; worker_id: string; claimed: number; stale: number };
+const toClaimedCount = (row: ClaimedCountRow): ClaimedTaskCount => ({ tenantId: row.tenant_id, workerId: row.worker_id, claimed: row.claimed, stale: row.stale });
+
+/** The tenant's claimed tasks per worker; `stale`: last heartbeat before `staleBefore`. */
+export async function claimedTaskCounts(db: Queryable, tenantId: TenantId, staleBefore: Date): Promise<ClaimedTaskCount[]> {
+  const { rows } = await db.query<ClaimedCountRow>({ name: "claimed_task_counts", text: CLAIMED_COUNTS("tenant_id = $2"), values: [staleBefore, tenantId] });
+  return rows.map(toClaimedCount);
+}
+
+/** Every tenant's claimed tasks on this backend held by these workers, per (tenant, worker): for Storage's fleet view. */
+export async function claimedTaskCountsOfBackend(db: Queryable, workerIds: readonly string[], staleBefore: Date): Promise<ClaimedTaskCount[]> {
+  if (workerIds.length === 0) return [];
+  const { rows } = await db.query<ClaimedCountRow>({
+    name: "claimed_task_counts_of_backend", text: CLAIMED_COUNTS("worker_id = ANY($2::text[])"), values: [staleBefore, workerIds],
+  });
+  return rows.map(toClaimedCount);
 }
 
 /**
@@ -678,6 +717,13 @@ export interface ReapOptions {
 }
 
 export const REAP_DEFAULTS: ReapOptions = { staleMs: 60_000, limit: 500, onlyTenants: null };
+
+/**
+ * When the pages call a claimed task's heartbeat stale: none for 30 s, half the time after which
+ * the reaper hands the task to another worker, so a worker going quiet shows before its claims
+ * are taken back (and a task the reaper would already take back is stale too).
+ */
+export const STALE_HEARTBEAT_MS = REAP_DEFAULTS.staleMs / 2;
 
 /**
  * The worker-task reaper, for the engine's reaper timer; sweeps the whole backend. Timeouts

@@ -57,7 +57,7 @@ async function expectMissing(who: string, paths: string[], method: (path: string
 describe("operator procedures", () => {
   it("are marked, and are the ones the member router lacks", () => {
     expect(OPERATOR_ONLY.length).toBeGreaterThanOrEqual(14);
-    expect(OPERATOR_ONLY.every((path) => /^(ops|resources|breakers\.ops)\./.test(path))).toBe(true);
+    expect(OPERATOR_ONLY.every((path) => /^(ops|resources|breakers\.ops|workers\.ops)\./.test(path))).toBe(true);
     expect(Object.keys(all).filter((path) => !(path in members)).sort()).toEqual([...OPERATOR_ONLY].sort());
   });
 

@@ -1,6 +1,7 @@
 // Every router, registered by hand.
 import { accountRouter } from "./routers/account.ts";
 import { apiKeysRouter } from "./routers/api-keys.ts";
+import { approvalsRouter } from "./routers/approvals.ts";
 import { breakersMemberRouter, breakersRouter } from "./routers/breakers.ts";
 import { instancesRouter } from "./routers/instances.ts";
 import { membersRouter } from "./routers/members.ts";
@@ -12,6 +13,7 @@ import { schedulesRouter } from "./routers/schedules.ts";
 import { sequencesRouter } from "./routers/sequences.ts";
 import { triggersRouter } from "./routers/triggers.ts";
 import { credentialsRouter } from "./routers/credentials.ts";
+import { workersMemberRouter, workersRouter } from "./routers/workers.ts";
 import { createCallerFactory, router } from "./trpc.ts";
 
 export const appRouter = router({
@@ -28,6 +30,8 @@ export const appRouter = router({
   triggers: triggersRouter,
   schedules: schedulesRouter,
   credentials: credentialsRouter,
+  approvals: approvalsRouter,
+  workers: workersRouter,
 });
 
 /**
@@ -47,6 +51,8 @@ export const memberRouter = router({
   triggers: triggersRouter,
   schedules: schedulesRouter,
   credentials: credentialsRouter,
+  approvals: approvalsRouter,
+  workers: workersMemberRouter,
 });
 
 export type AppRouter = typeof appRouter;

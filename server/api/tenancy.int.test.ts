@@ -208,6 +208,14 @@ const CASES: Record<string, Case> = {
   "credentials.update": { gate: "tenantAdmin", ids: [{ kind: "credential", input: (tenantId, id) => ({ tenantId, id, patch: { description: "changed" } }) }] },
   "credentials.remove": { gate: "tenantAdmin", ids: [{ kind: "credential", input: (tenantId, id) => ({ tenantId, id }) }] },
   "schedules.preview": { gate: "tenant", input: (tenantId) => ({ tenantId, cronExpr: "0 0 9 * * MON-FRI", timezone: "America/New_York" }) },
+
+  // A filter by another tenant's sequence lists nothing, as a random one does. Answers go through instances.answer.
+  "approvals.list": { gate: "tenant", input: tenantOnly, ids: [{ kind: "sequence", input: (tenantId, sequenceId) => ({ tenantId, sequenceId }) }] },
+  // Worker ids are the workers' own names, not objects of a tenant: nothing to probe.
+  "workers.list": { gate: "tenant", input: tenantOnly },
+  "workers.stats": { gate: "tenant", input: tenantOnly },
+  "workers.claimed": { gate: "tenant", input: (tenantId) => ({ tenantId, staleOnly: true }) },
+  "workers.ops.fleet": { gate: "operator" },
 };
 
 // ------------------------------------------------------------------ fixtures

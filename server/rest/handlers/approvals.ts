@@ -1,8 +1,9 @@
 // GET /approvals (wire-format R): the steps of the tenant's waiting instances parked on an input
-// gate, read off each instance's tree. Pages run over instances (most recently updated first),
-// not items, and `total` counts the items of this page, as R says. Answering is a custom signal
-// (`human_input:<block id>`) on POST /instances/{id}/signals.
-import { describeInstance } from "../../../engine/read-model/describe-instance.ts";
+// gate, read off each instance's tree (server/approvals.ts, shared with the web app's Approvals
+// page). Pages run over instances (most recently updated first), not items, and `total` counts
+// the items of this page, as R says. Answering is a custom signal (`human_input:<block id>`) on
+// POST /instances/{id}/signals.
+import { approvalItems } from "../../approvals.ts";
 import { countParam } from "../body.ts";
 import { json } from "../http.ts";
 import { requireTenantHeader, type RestContext } from "../route.ts";
@@ -15,26 +16,22 @@ export async function listApprovals(context: RestContext<unknown>): Promise<Resp
   const offset = countParam(query, "offset", 0, 0);
   const limit = Math.min(countParam(query, "limit", PAGE.default, 1), PAGE.max);
   const waiting = await store.listWaitingTreeSources({ namespace: query.get("namespace") || null, offset, limit });
-  const items = waiting.flatMap((source) =>
-    describeInstance(source.definition, source.cursor, source.instance).pendingInputs.map((gate) => {
-      const waitingSince = gate.waitingSince ?? source.instance.updatedAt.toISOString();
-      return {
-        instance_id: source.instance.id,
-        tenant_id: store.tenantId,
-        namespace: source.namespace,
-        sequence_id: source.sequenceId,
-        sequence_name: source.sequenceName,
-        block_id: gate.blockId,
-        prompt: gate.prompt,
-        choices: gate.choices.map(({ label, value }) => ({ label, value })),
-        store_as: gate.storeAs,
-        timeout_seconds: gate.timeoutMs === null ? null : Math.floor(gate.timeoutMs / 1000),
-        escalation_handler: gate.escalationHandler,
-        waiting_since: waitingSince,
-        deadline: gate.timeoutMs === null ? null : new Date(Date.parse(waitingSince) + gate.timeoutMs).toISOString(),
-        metadata: source.metadata,
-        allow_comment: gate.allowComment,
-      };
-    }));
+  const items = waiting.flatMap(approvalItems).map((item) => ({
+    instance_id: item.instanceId,
+    tenant_id: store.tenantId,
+    namespace: item.namespace,
+    sequence_id: item.sequenceId,
+    sequence_name: item.sequenceName,
+    block_id: item.blockId,
+    prompt: item.prompt,
+    choices: item.choices,
+    store_as: item.storeAs,
+    timeout_seconds: item.timeoutMs === null ? null : Math.floor(item.timeoutMs / 1000),
+    escalation_handler: item.escalationHandler,
+    waiting_since: item.waitingSince,
+    deadline: item.deadline,
+    metadata: item.metadata,
+    allow_comment: item.allowComment,
+  }));
   return json(200, { items, total: items.length });
 }
