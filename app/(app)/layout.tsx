@@ -19,6 +19,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           {me.isOperator && <Link href="/ops/breakers">Breakers</Link>}
           {me.isOperator && <Link href="/ops/fairness">Fairness</Link>}
           {me.isOperator && <Link href="/ops/resources">Resources</Link>}
+          {me.isOperator && <Link href="/ops/workers">Workers</Link>}
           {me.isOperator && <Link href="/ops/audit">Audit log</Link>}
         </nav>
         <span className="topbar-spacer" />

@@ -8,6 +8,8 @@ export function TenantNav({ tenantId, isAdmin }: { tenantId: string; isAdmin: bo
     { href: `/t/${tenantId}/sequences`, label: "Sequences" },
     { href: `/t/${tenantId}/instances`, label: "Instances" },
     { href: `/t/${tenantId}/schedules`, label: "Schedules" },
+    { href: `/t/${tenantId}/approvals`, label: "Approvals" },
+    { href: `/t/${tenantId}/workers`, label: "Workers" },
     { href: `/t/${tenantId}/failed`, label: "Failed" },
     { href: `/t/${tenantId}/breakers`, label: "Breakers" },
     ...(isAdmin ? [{ href: `/t/${tenantId}/settings`, label: "Settings" }] : []),

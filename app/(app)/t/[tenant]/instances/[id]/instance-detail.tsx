@@ -8,6 +8,7 @@ import { RunGraph, type NodeState } from "../../../../../_components/sequence-gr
 import { useTRPC } from "../../../../../_components/trpc";
 import { QueryError } from "../../../../../_components/query-error";
 import { ConfirmButton } from "../../../../../_components/confirm-button";
+import { HumanInputForm } from "../../human-input-form";
 import { InstanceStateBadge, shortId, Time } from "../instance-ui";
 import { BlockPanel } from "./block-panel";
 import { BlockTree } from "./block-tree";
@@ -262,64 +263,5 @@ function Actions({ tenantId, instanceId, can }: { tenantId: string; instanceId: 
       )}
       <p className="status-line" role="status">{sent}</p>
     </>
-  );
-}
-
-type Gate = InstanceDetailData["pendingInputs"][number];
-
-/** One gate's question: its choices (Yes/No unless the step names others) and, where allowed, a comment. */
-function HumanInputForm({ tenantId, instanceId, gate }: { tenantId: string; instanceId: string; gate: Gate }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const id = useId();
-  const answer = useMutation(
-    trpc.instances.answer.mutationOptions({ onSettled: () => queryClient.invalidateQueries(trpc.instances.pathFilter()) }),
-  );
-  const sent = gate.answerQueued || answer.isSuccess;
-  return (
-    <form
-      className="gate"
-      aria-labelledby={`${id}-prompt`}
-      onSubmit={(event) => {
-        event.preventDefault();
-        const form = new FormData(event.currentTarget);
-        const comment = String(form.get("comment") ?? "").trim();
-        answer.mutate({ tenantId, instanceId, blockId: gate.blockId, value: String(form.get("value") ?? ""), ...(comment ? { comment } : {}) });
-      }}
-    >
-      <fieldset disabled={sent || answer.isPending}>
-        <legend id={`${id}-prompt`}>{gate.prompt || <>Step <code>{gate.blockId}</code> asks for a decision</>}</legend>
-        <p className="muted">
-          Step <code>{gate.blockId}</code> ({gate.handler})
-          {gate.timesOutAt && <> · unanswered, it times out at <Time iso={gate.timesOutAt} /></>}
-        </p>
-        <div className="checks-row">
-          {gate.choices.map((choice) => (
-            <label key={choice.value} className="choice">
-              <input type="radio" name="value" value={choice.value} required />
-              {choice.label}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      {gate.allowComment && (
-        <div className="field">
-          <label htmlFor={`${id}-comment`}>Comment (optional)</label>
-          <textarea id={`${id}-comment`} name="comment" className="input textarea" maxLength={4096} disabled={sent || answer.isPending} />
-        </div>
-      )}
-      {answer.error && (
-        <div className="alert alert-error" role="alert">
-          Could not send the answer: {answer.error.message}
-        </div>
-      )}
-      {sent ? (
-        <p className="notice" role="status">Answer sent: the engine picks it up within moments.</p>
-      ) : (
-        <button type="submit" className="btn btn-primary" disabled={answer.isPending}>
-          {answer.isPending ? "Sending…" : "Send answer"}
-        </button>
-      )}
-    </form>
   );
 }
