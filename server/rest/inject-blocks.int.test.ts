@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Scheduler } from "../../engine/scheduler/scheduler.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
-import { call, createInstance, expectSameReply, sequenceJson, tenantWithKey, type Reply } from "./testing.ts";
+import { call, createInstance, createSequenceOf, expectSameReply, instanceState, tenantWithKey, type Reply } from "./testing.ts";
 
 let db: TestDatabase;
 let scheduler: Scheduler;
@@ -16,13 +16,9 @@ let globex: { id: string; key: string };
 const errorOf = (reply: Reply) => (reply.json() as { error: string }).error;
 const log = (id: string, message: string) => ({ type: "step", id, handler: "log", params: { message } });
 
-async function sequenceOf(tenant: { id: string; key: string }, blocks: unknown[]): Promise<string> {
-  const body = sequenceJson(tenant.id, { blocks });
-  expect((await call(db, "POST", "/sequences", { key: tenant.key, body })).status).toBe(201);
-  return body.id;
-}
 const inject = (tenant: { key: string }, id: string, body: unknown) => call(db, "POST", `/instances/${id}/inject-blocks`, { key: tenant.key, body });
-const stateOf = async (id: string) => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state;
+const stateOf = (id: string) => instanceState(db, id);
+const sequenceOf = (tenant: { id: string; key: string }, blocks: unknown[]) => createSequenceOf(db, tenant, blocks);
 const outputsOf = async (id: string) =>
   (await db.sql.query("SELECT block_id, output FROM block_outputs WHERE instance_id = $1 AND output_ref IS NULL ORDER BY created_at, id", [id])).rows;
 

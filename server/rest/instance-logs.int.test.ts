@@ -7,19 +7,15 @@ import { LOG_LIMITS } from "../../engine/storage/index.ts";
 import type { Scheduler } from "../../engine/scheduler/scheduler.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
-import { call, createInstance, expectSameReply, sequenceJson, tenantWithKey } from "./testing.ts";
+import { call, createInstance, createSequenceOf, expectSameReply, instanceState, tenantWithKey } from "./testing.ts";
 
 let db: TestDatabase;
 let scheduler: Scheduler;
 let acme: { id: string; key: string };
 let globex: { id: string; key: string };
 
-async function sequenceOf(tenant: { id: string; key: string }, blocks: unknown[]): Promise<string> {
-  const body = sequenceJson(tenant.id, { blocks });
-  expect((await call(db, "POST", "/sequences", { key: tenant.key, body })).status).toBe(201);
-  return body.id;
-}
-const stateOf = async (id: string) => (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state;
+const stateOf = (id: string) => instanceState(db, id);
+const sequenceOf = (tenant: { id: string; key: string }, blocks: unknown[]) => createSequenceOf(db, tenant, blocks);
 const logsOf = async (tenant: { key: string }, id: string) => (await call(db, "GET", `/instances/${id}/logs`, { key: tenant.key })).json() as Record<string, unknown>[];
 
 beforeAll(async () => {

@@ -100,6 +100,18 @@ export async function createSequence(db: TestDatabase, tenant: { id: string; key
   return (reply.json() as { id: string }).id;
 }
 
+/** Creates a sequence of `blocks` through the API and returns its id. */
+export async function createSequenceOf(db: TestDatabase, tenant: { id: string; key: string }, blocks: unknown[]): Promise<string> {
+  const body = sequenceJson(tenant.id, { blocks });
+  const reply = await call(db, "POST", "/sequences", { key: tenant.key, body });
+  expect(reply.status, reply.text).toBe(201);
+  return body.id;
+}
+
+/** An instance's state, read directly. */
+export const instanceState = async (db: TestDatabase, id: string): Promise<string> =>
+  (await db.sql.query("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0].state;
+
 /** Creates an instance through the API and returns its id. */
 export async function createInstance(db: TestDatabase, tenant: { id: string; key: string }, sequenceId: string, extra: Record<string, unknown> = {}) {
   const reply = await call(db, "POST", "/instances", {

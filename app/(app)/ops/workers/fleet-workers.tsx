@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { QueryError } from "../../../_components/query-error";
 import { useTRPC } from "../../../_components/trpc";
-import { Time } from "../../t/[tenant]/instances/instance-ui";
+import { WorkerCells } from "../../t/[tenant]/workers/worker-cells";
 import styles from "./fleet.module.css";
 
 /** How many rows the view asks for; the server caps it. */
@@ -49,16 +49,7 @@ export function FleetWorkers() {
                       <Link href={`/ops/tenants/${encodeURIComponent(worker.tenantId)}`}><code>{worker.tenantId}</code></Link>
                     )}
                   </td>
-                  <td><code>{worker.workerId}</code></td>
-                  <td>{worker.handlers.map((h, i) => <span key={h}>{i > 0 && ", "}<code>{h}</code></span>)}</td>
-                  <td>{worker.queues.length === 0 ? <span className="muted">any</span> : worker.queues.map((q, i) => <span key={q}>{i > 0 && ", "}<code>{q}</code></span>)}</td>
-                  <td>{worker.version ?? <span className="muted">—</span>}</td>
-                  <td><Time iso={worker.lastSeenAt} /></td>
-                  <td>
-                    <span className={worker.alive ? "badge badge-ok" : "badge"} title={`polled within the last ${aliveWithinSecs} s`}>
-                      {worker.alive ? "alive" : "not seen lately"}
-                    </span>
-                  </td>
+                  <WorkerCells worker={worker} aliveWithinSecs={aliveWithinSecs} />
                   <td className={styles.num}>{worker.claimed.toLocaleString()}</td>
                   <td className={styles.num}>{worker.stale > 0 ? <span className="badge badge-warn">{worker.stale.toLocaleString()}</span> : 0}</td>
                 </tr>

@@ -7,6 +7,7 @@ import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ShortId, Time } from "../instances/instance-ui";
 import { Pager } from "./pager";
+import { WorkerCells } from "./worker-cells";
 import styles from "./workers.module.css";
 
 const PAGE_SIZE = 25;
@@ -125,16 +126,7 @@ function WorkerList({ tenantId }: { tenantId: string }) {
             <tbody>
               {workers.data.workers.map((worker) => (
                 <tr key={worker.workerId}>
-                  <td><code>{worker.workerId}</code></td>
-                  <td>{worker.handlers.map((h, i) => <span key={h}>{i > 0 && ", "}<code>{h}</code></span>)}</td>
-                  <td>{worker.queues.length === 0 ? <span className="muted">any</span> : worker.queues.map((q, i) => <span key={q}>{i > 0 && ", "}<code>{q}</code></span>)}</td>
-                  <td>{worker.version ?? <span className="muted">—</span>}</td>
-                  <td><Time iso={worker.lastSeenAt} /></td>
-                  <td>
-                    <span className={worker.alive ? "badge badge-ok" : "badge"} title={`polled within the last ${aliveWithinSecs} s`}>
-                      {worker.alive ? "alive" : "not seen lately"}
-                    </span>
-                  </td>
+                  <WorkerCells worker={worker} aliveWithinSecs={aliveWithinSecs} />
                   <td className={styles.num}>{worker.inFlight.toLocaleString()}</td>
                   <td className={styles.num}>{worker.stale > 0 ? <span className="badge badge-warn">{worker.stale.toLocaleString()}</span> : 0}</td>
                 </tr>
