@@ -1,6 +1,7 @@
-// The operator console's placements: the registered backends with their health, a stale
-// "Advance placement" refused with the conflict shown, and a move of a fresh tenant (with data)
-// from primary to eu-1 watched to "done", after which the tenant's API still reads its rows.
+// The operator console's placements: the registered backends with their health, then on a fresh
+// tenant's page (found with the tenants table's search) a stale "Advance placement" refused with
+// the conflict shown, and a move of the tenant (with data) from primary to eu-1 watched to
+// "done", after which the tenant's API still reads its rows.
 // The demo tenants are never moved: other specs use them.
 import { expect, test, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
@@ -44,10 +45,17 @@ test("an operator sees the backends, is refused a stale placement, and moves a t
   }
   await expect(page.getByRole("table", { name: "Storage backends", exact: true })).not.toContainText("postgres");
 
-  const row = rowOf(page, "Tenants", slug);
-  await expect(row.getByRole("cell").nth(2)).toHaveText("primary");
-  await expect(row.getByRole("cell").nth(3)).toHaveText("1");
-  await page.getByRole("button", { name: `Move ${slug}…`, exact: true }).click();
+  // The tenant's page, found with the tenants table's search.
+  await page.getByRole("searchbox", { name: "Search", exact: true }).fill(slug);
+  const row = page.getByRole("table", { name: "Tenants", exact: true }).locator(`tr[data-tenant="${slug}"]`);
+  await expect(page.getByRole("region", { name: "Tenants", exact: true }).getByRole("status")).toContainText("1–1 of 1 matching");
+  await expect(row.getByRole("cell").nth(1)).toContainText("primary");
+  await expect(row.getByRole("cell").nth(1)).toContainText("epoch 1");
+  await row.getByRole("link", { name: slug, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/ops/tenants/${slug}$`));
+  const placement = page.getByRole("region", { name: "Placement", exact: true });
+  const current = placement.getByLabel("Current placement");
+  await expect(current).toContainText("Backend primary · epoch 1 · serving");
 
   // A stale epoch (the current one, not one newer): the conflict is shown and nothing changes.
   await page.getByText("Advance placement (experts)", { exact: true }).click();
@@ -57,10 +65,8 @@ test("an operator sees the backends, is refused a stale placement, and moves a t
   await advance.getByRole("spinbutton", { name: "Epoch", exact: true }).fill("1");
   await advance.getByRole("button", { name: `Advance placement of ${slug}`, exact: true }).click();
   await advance.getByRole("group", { name: `Confirm: Advance placement of ${slug}`, exact: true }).getByRole("button", { name: "Confirm", exact: true }).click();
-  const tenants = page.getByRole("table", { name: "Tenants", exact: true });
-  await expect(tenants.getByRole("alert")).toContainText("placement epoch 1 is not newer than the current epoch 1");
-  await expect(row.getByRole("cell").nth(2)).toHaveText("primary");
-  await expect(row.getByRole("cell").nth(3)).toHaveText("1");
+  await expect(placement.getByRole("alert")).toContainText("placement epoch 1 is not newer than the current epoch 1");
+  await expect(current).toContainText("Backend primary · epoch 1 · serving");
 
   // The move: confirmed, then watched until done.
   const move = page.getByRole("form", { name: `Move ${slug}`, exact: true });
@@ -69,17 +75,20 @@ test("an operator sees the backends, is refused a stale placement, and moves a t
   const confirm = move.getByRole("group", { name: `Confirm: Start move of ${slug} to eu-1`, exact: true });
   await expect(confirm).toContainText(`Move ${slug} to eu-1? Its API writes pause while its rows are copied.`);
   await confirm.getByRole("button", { name: "Confirm", exact: true }).click();
-  await expect(tenants.getByRole("status").filter({ hasText: "Move to eu-1 started" })).toBeVisible();
+  await expect(placement.getByRole("status").filter({ hasText: "Move to eu-1 started" })).toBeVisible();
 
-  const moved = rowOf(page, "Tenant moves", slug);
+  // Its moves, on its page: phase by phase until done.
+  const moved = page.getByRole("table", { name: "Tenant moves", exact: true }).getByRole("row").filter({ has: page.getByRole("cell", { name: slug, exact: true }) });
   await expect(moved).toContainText("primary → eu-1");
   await expect(moved).toContainText(DEMO_OPERATOR);
   await expect(moved.getByRole("cell").nth(2)).toHaveText("done", { timeout: 30_000 });
 
-  // The tenants table follows: the new backend at the next epoch, serving again.
-  await expect(row.getByRole("cell").nth(2)).toHaveText("eu-1");
-  await expect(row.getByRole("cell").nth(3)).toHaveText("2");
-  await expect(row.getByRole("cell").nth(4)).toHaveText("serving");
+  // The placement follows: the new backend at the next epoch, serving again; and the table too.
+  await expect(current).toContainText("Backend eu-1 · epoch 2 · serving");
+  await page.goto(`/ops?q=${slug}`);
+  await expect(row.getByRole("cell").nth(1)).toContainText("eu-1");
+  await expect(row.getByRole("cell").nth(1)).toContainText("epoch 2");
+  await expect(row.getByRole("cell").nth(1)).not.toContainText("quiesced");
 
   // Its rows came along: the API (now served from eu-1) still lists every instance.
   await expect(async () => {

@@ -43,6 +43,17 @@ export async function listOpenBreakers(db: Queryable, tenantId?: string): Promis
   return rows.map((r) => ({ tenantId: r.tenant_id, handler: r.handler, failureCount: r.failure_count, openedAt: r.opened_at }));
 }
 
+/** How many Open breakers each of these tenants has here (a tenant with none is absent). */
+export async function countOpenBreakersOf(db: Queryable, tenantIds: readonly string[]): Promise<Map<string, number>> {
+  if (tenantIds.length === 0) return new Map();
+  const { rows } = await db.query<{ tenant_id: string; n: number }>({
+    name: "count_open_breakers_of",
+    text: "SELECT tenant_id, count(*)::int AS n FROM circuit_breakers WHERE tenant_id = ANY($1::text[]) GROUP BY tenant_id",
+    values: [tenantIds],
+  });
+  return new Map(rows.map((r) => [r.tenant_id, r.n]));
+}
+
 /**
  * Resets a breaker for everyone: its Open row goes and the reset is recorded (by whom, when),
  * in one statement. Returns whether it was Open. Resetting an unknown breaker is allowed and

@@ -39,6 +39,7 @@ import { deleteSequenceDraft, getSequenceDraft, putSequenceDraft, type SequenceD
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
 import { MoveStore } from "./move-store.ts";
+import { TenantDirectory } from "./directory-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import {
   claimWebhookNonce, deleteTrigger, fireTrigger, forgetDeliveries, getTrigger, insertTrigger, listDeliveries, listTriggers, recordDelivery,
@@ -77,6 +78,8 @@ export type { ChildCreation, ChildOutcome } from "./children.ts";
 export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
+export type { TenantActivity } from "./directory-store.ts";
+export type { DirectoryRow } from "./tenant-directory.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
 export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type MigrateOutcome, type StatusOutcome } from "./sequence-versions.ts";
 export type { SequenceDraft } from "./sequence-drafts.ts";
@@ -714,10 +717,13 @@ export class Storage {
   readonly router: TenantPartitionRouter;
   /** Tenant moves (engine/moves): their records, the placement, the lock, the rows on both backends. */
   readonly moves: MoveStore;
+  /** The operator console's tenants table: tenants a keyset page at a time, and their figures. */
+  readonly directory: TenantDirectory;
 
   constructor(readonly backends: StorageBackends) {
     this.router = new TenantPartitionRouter(backends);
     this.moves = new MoveStore(backends);
+    this.directory = new TenantDirectory(backends);
   }
 
   /** A fleet poll's registration (an operator key acting for no tenant), kept on the primary. */

@@ -1,6 +1,6 @@
 // SQL of tenant_metrics: the engine's batched writes, its backlog samples, and the reads behind
 // the operator's fairness page and the Prometheus endpoint. One row per (tenant, minute).
-import type { MetricRow } from "../metrics/tenant-metrics.ts";
+import { LAG_BUCKETS_MS, type MetricRow } from "../metrics/tenant-metrics.ts";
 import type { Queryable } from "./transaction.ts";
 
 /** Adds a batch of per-minute counts to the stored minutes, in one statement. */
@@ -76,4 +76,40 @@ export async function pruneTenantMetrics(db: Queryable, before: Date, limit = 10
     values: [before, limit],
   });
   return rowCount ?? 0;
+}
+
+/**
+ * Per tenant with minutes in [from, to): its claims and its schedule-lag histogram summed over
+ * them, for ordering every tenant by either. One pass over the window's rows (the minute index),
+ * the histogram summed bucket by bucket (no unnest: a row's array is read in place).
+ */
+export async function sumTenantActivity(db: Queryable, from: Date, to: Date): Promise<{ tenantId: string; claimed: number; lagBuckets: number[] }[]> {
+  const buckets = Array.from({ length: LAG_BUCKETS_MS.length + 1 }, (_, i) => `sum(coalesce(lag_buckets[${i + 1}], 0))`).join(", ");
+  const { rows } = await db.query<{ tenant_id: string; claimed: number; lag_buckets: number[] }>({
+    name: "sum_tenant_activity",
+    text: `SELECT tenant_id, sum(claimed)::int AS claimed, ARRAY[${buckets}]::int[] AS lag_buckets
+             FROM tenant_metrics WHERE minute >= $1 AND minute < $2 GROUP BY tenant_id`,
+    values: [from, to],
+  });
+  return rows.map((r) => ({ tenantId: r.tenant_id, claimed: r.claimed, lagBuckets: r.lag_buckets }));
+}
+
+/** These tenants' minutes in [from, to), oldest first (the primary key: tenant, then minute). */
+export async function readTenantMetricsOf(db: Queryable, tenantIds: readonly string[], from: Date, to: Date): Promise<MetricRow[]> {
+  if (tenantIds.length === 0) return [];
+  const { rows } = await db.query<{
+    tenant_id: string; minute: Date; claimed: number; completed: number; failed: number;
+    deferred: MetricRow["deferred"]; lag_buckets: number[] | null; backlog_samples: number[] | null; steps_peak: number; steps_waited: number;
+    resource_waits: Record<string, number>;
+  }>({
+    name: "read_tenant_metrics_of",
+    text: `SELECT tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited, resource_waits
+             FROM tenant_metrics WHERE tenant_id = ANY($1::text[]) AND minute >= $2 AND minute < $3 ORDER BY minute, tenant_id`,
+    values: [tenantIds, from, to],
+  });
+  return rows.map((r) => ({
+    tenantId: r.tenant_id, minute: r.minute, claimed: r.claimed, completed: r.completed, failed: r.failed,
+    deferred: r.deferred, lagBuckets: r.lag_buckets ?? [], backlogSamples: r.backlog_samples ?? [],
+    stepsPeak: r.steps_peak, stepsWaited: r.steps_waited, resourceWaits: r.resource_waits,
+  }));
 }

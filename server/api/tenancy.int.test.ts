@@ -80,6 +80,8 @@ const CASES: Record<string, Case> = {
   "apiKeys.revoke": { gate: "tenantAdmin", ids: [{ kind: "apiKey", input: (tenantId, id) => ({ tenantId, id }) }] },
 
   "ops.tenants": { gate: "operator" },
+  "ops.tenantPage": { gate: "operator", input: (tenantId) => ({ search: tenantId.slice(0, 2), order: "claims" }) },
+  "ops.tenant": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "ops.users.signOutEverywhere": { gate: "operator", input: () => ({ email: loner.email }) },
   "ops.backends": { gate: "operator" },
   // Served calls act for A on the backend it is already on: a newer epoch each time, a move with nothing to do.

@@ -11,6 +11,9 @@ export interface TenantSummary {
   createdAt: Date;
 }
 
+/** Slugs that name a console page instead: /ops/tenants/new would never reach the tenant "new". */
+export const RESERVED_TENANT_SLUGS: readonly string[] = ["new"];
+
 export function validateTenantSlug(slug: string): string {
   if (!TENANT_SLUG_PATTERN.test(slug)) {
     throw new AppError(
@@ -19,6 +22,7 @@ export function validateTenantSlug(slug: string): string {
       ["slug"],
     );
   }
+  if (RESERVED_TENANT_SLUGS.includes(slug)) throw new AppError("invalid_argument", `tenant slug "${slug}" is reserved: choose another`, ["slug"]);
   return slug;
 }
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
 import { BackendsCard } from "./backends-card";
-import { CreateTenantCard } from "./create-tenant-card";
-import { MovesCard } from "./moves-card";
 import { SignOutUserCard } from "./sign-out-user-card";
 import { TenantTable } from "./tenant-table";
 
@@ -12,15 +12,23 @@ export default function OpsPage() {
     <main className="page">
       <div className="page-header">
         <h1>Operator console</h1>
-        <p>Every tenant on this platform and where its data lives. Open a tenant for its limits and recent activity. Every change made here is in the audit log.</p>
+        <p>
+          Every tenant on this platform and where its data lives. Open a tenant to move it, change its limits or see its
+          breakers. Every change made here is in the audit log.
+        </p>
+        <nav className="toolbar" aria-label="Tenants">
+          <Link className="btn btn-primary" href="/ops/tenants/new">Create a tenant</Link>
+          <Link className="btn" href="/ops/moves">Tenant moves</Link>
+        </nav>
       </div>
-      <BackendsCard />
       <section className="card" aria-labelledby="tenants-heading">
         <h2 id="tenants-heading">Tenants</h2>
-        <TenantTable />
+        {/* The search starts from the address (useSearchParams), which needs a boundary. */}
+        <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading tenants" />}>
+          <TenantTable />
+        </Suspense>
       </section>
-      <CreateTenantCard />
-      <MovesCard />
+      <BackendsCard />
       <SignOutUserCard />
     </main>
   );

@@ -1,4 +1,5 @@
-// The operator console's tenants page: tenants with their placement, the registered backends
+// The operator console's tenants page: tenants with their placement (all of them, or the tenants
+// table's keyset pages with their figures of the hour), the registered backends
 // with their health, advancing a placement (with the epoch the operator expects to replace) and
 // tenant moves, which engines run (engine/moves); signing a user out everywhere. Every change is in
 // the audit log.
@@ -10,6 +11,7 @@ import { recordAudit } from "../../control/audit.ts";
 import { createTenant, listTenants } from "../../control/tenants.ts";
 import { addMemberByEmail, normalizeEmail } from "../../control/users.ts";
 import { fairness } from "../../ops/fairness.ts";
+import { limitDefaults, PAGE_SIZE, TENANT_ORDERS, tenantPage, withFigures } from "../../ops/tenant-directory.ts";
 import { operatorProcedure, router } from "../trpc.ts";
 import { auditRouter } from "./audit.ts";
 import { opsLimitsRouter } from "./ops-limits.ts";
@@ -24,6 +26,32 @@ export const opsRouter = router({
   tenants: operatorProcedure.query(async ({ ctx }) => {
     const tenants = await listTenants(ctx.services.prisma);
     return tenants.map((t) => ({ ...t, createdAt: t.createdAt.toISOString() }));
+  }),
+
+  /**
+   * A page of the tenants table: the tenants whose slug or name starts with `search` (contains it,
+   * from three characters), by name, slug, claims or lag of the last hour, after `cursor` (the
+   * previous page's `next`), each with its placement, figures, breakers and limits (see
+   * server/ops/tenant-directory.ts), and how many match.
+   */
+  tenantPage: operatorProcedure
+    .input(z.object({
+      search: z.string().max(200).default(""),
+      order: z.enum(TENANT_ORDERS).default("name"),
+      cursor: z.string().max(2_000).nullish(),
+      limit: z.int().min(1).max(PAGE_SIZE.max).default(PAGE_SIZE.default),
+    }))
+    .query(({ ctx, input }) => tenantPage(ctx.services, input)),
+
+  /** One tenant, as its row of the tenants table, with its member count; NOT_FOUND when there is no such tenant. */
+  tenant: operatorProcedure.input(z.object({ tenantId })).query(async ({ ctx, input }) => {
+    const [row] = await ctx.services.storage.directory.rowsOf([input.tenantId]);
+    if (!row) throw new AppError("not_found", "tenant not found");
+    const [[tenant], memberCount] = await Promise.all([
+      withFigures(ctx.services, [row]),
+      ctx.services.prisma.membership.count({ where: { tenantId: row.id } }),
+    ]);
+    return { ...tenant!, memberCount, defaults: limitDefaults(ctx.services.config) };
   }),
 
   /**

@@ -1,6 +1,7 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSearchParams } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
@@ -9,7 +10,9 @@ import { BreakerStateBadge, MutationError, ResetButton, TimeLeft } from "../../.
 export function AllBreakers() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [filter, setFilter] = useState("");
+  // A tenant's page links here with ?tenant=<id>.
+  const params = useSearchParams();
+  const [filter, setFilter] = useState(() => params.get("tenant") ?? "");
   // Typing stays responsive; the query follows a moment later.
   const tenant = useDeferredValue(filter.trim());
   // Handlers are filtered here: every open breaker is listed, and the latest resets.

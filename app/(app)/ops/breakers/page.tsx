@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { AllBreakers } from "./all-breakers";
 
 export const metadata: Metadata = { title: "Circuit breakers · Operator console" };
@@ -10,7 +11,10 @@ export default function OpsBreakersPage() {
         <h1>Circuit breakers</h1>
         <p>Every tenant&apos;s open breakers, on whichever backend the tenant is placed. A reset reaches the engines within seconds.</p>
       </div>
-      <AllBreakers />
+      {/* The tenant filter starts from the address (useSearchParams), which needs a boundary. */}
+      <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading breakers" />}>
+        <AllBreakers />
+      </Suspense>
     </main>
   );
 }

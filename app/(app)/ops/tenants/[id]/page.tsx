@@ -4,25 +4,24 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { signedInCaller } from "../../../../../server/web/session.ts";
+import { MovesCard } from "../../moves/moves-card";
 import { LimitsCard } from "./limits-card";
 import { RecentActivity } from "./recent-activity";
+import { TenantBreakers } from "./tenant-breakers";
+import { TenantHour, TenantPlacement } from "./tenant-overview";
 
 type Params = Promise<{ id: string }>;
 
 /** The tenant, read once per request for the title and the page. */
 const tenantOrNotFound = cache(async (id: string) => {
-  let tenants;
   try {
-    tenants = await (await signedInCaller()).ops.tenants();
+    return await (await signedInCaller()).ops.tenant({ tenantId: id });
   } catch (error) {
-    // Not an operator: the console's layout answers the same, this only keeps the page from failing first.
-    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    // No such tenant, an id no tenant can have (too long, not text the database takes), or not an
+    // operator (the console's layout answers the same; this only keeps the page from failing first).
+    if (error instanceof TRPCError && (error.code === "NOT_FOUND" || error.code === "BAD_REQUEST")) notFound();
     throw error;
   }
-  // A tenant that does not exist gets the app's one not-found page.
-  const tenant = tenants.find((t) => t.id === id);
-  if (!tenant) notFound();
-  return tenant;
 });
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
@@ -32,7 +31,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: `${id.slice(0, 64)} · Operator console` };
 }
 
-/** One tenant for operators: its placement, its limits and what was last done to it. */
+/** One tenant for operators: its placement and moves, its hour, its breakers, its limits and what was last done to it. */
 export default async function OpsTenantPage({ params }: { params: Params }) {
   const { id } = await params;
   const tenant = await tenantOrNotFound(id);
@@ -42,13 +41,22 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
       <div className="page-header">
         <p className="muted"><Link href="/ops">← All tenants</Link></p>
         <h1>{tenant.name}</h1>
+        {/* Its placement is under Placement, which follows a move as it runs. */}
         <p>
-          <code>{tenant.id}</code> · backend{" "}
-          {tenant.backendId ? <span className="badge badge-accent">{tenant.backendId}</span> : <span className="badge">unplaced</span>} ·
-          epoch {tenant.epoch ?? "–"} · {tenant.memberCount} {tenant.memberCount === 1 ? "member" : "members"}
-          {tenant.quiesced && <> · <span className="badge badge-warn">quiesced · moving</span></>}
+          <code>{tenant.id}</code> · {tenant.memberCount} {tenant.memberCount === 1 ? "member" : "members"} · created{" "}
+          {new Date(tenant.createdAt).toLocaleDateString("en-US", { dateStyle: "medium" })}
         </p>
+        <nav className="toolbar" aria-label="On this page">
+          <a href="#placement-heading">Move</a>
+          <a href="#breakers-heading">Breakers</a>
+          <a href="#limits-heading">Limits</a>
+          <a href="#activity-heading">Recent activity</a>
+        </nav>
       </div>
+      <TenantPlacement initial={tenant} />
+      <MovesCard tenantId={tenant.id} heading="Moves" limit={5} />
+      <TenantHour initial={tenant} />
+      <TenantBreakers tenantId={tenant.id} />
       <section className="card" aria-labelledby="limits-heading">
         <h2 id="limits-heading">Limits</h2>
         <LimitsCard tenantId={tenant.id} />

@@ -3,9 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ChangeError } from "../../_components/confirm-button";
-import { useTRPC } from "../../_components/trpc";
-import { OneTimeSecret } from "../t/[tenant]/settings/one-time-secret";
+import { ChangeError } from "../../../../_components/confirm-button";
+import { useTRPC } from "../../../../_components/trpc";
+import { OneTimeSecret } from "../../../t/[tenant]/settings/one-time-secret";
 
 interface Created {
   tenantId: string;
@@ -34,6 +34,7 @@ export function CreateTenantCard() {
     trpc.ops.createTenant.mutationOptions({
       onSettled: () => Promise.all([
         queryClient.invalidateQueries(trpc.ops.tenants.pathFilter()),
+        queryClient.invalidateQueries(trpc.ops.tenantPage.pathFilter()),
         queryClient.invalidateQueries(trpc.ops.audit.pathFilter()),
       ]),
     }),

@@ -2,8 +2,11 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
-import { ChangeError, ConfirmButton } from "../../_components/confirm-button";
-import { useTRPC } from "../../_components/trpc";
+import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
+import { useTRPC } from "../../../../_components/trpc";
+
+/** What shows a tenant's placement: the tenant's page, the tenants table and the full list. */
+const placementQueries = (trpc: ReturnType<typeof useTRPC>) => [trpc.ops.tenant.pathFilter(), trpc.ops.tenantPage.pathFilter(), trpc.ops.tenants.pathFilter()];
 
 export interface PlacedTenant {
   id: string;
@@ -13,8 +16,8 @@ export interface PlacedTenant {
 }
 
 /**
- * Where a tenant's data lives, changed from its row in the tenants table: a move (copies the rows,
- * then repoints), or, for experts, advancing the placement (repoints only).
+ * Where a tenant's data lives, changed from the tenant's page: a move (copies the rows, then
+ * repoints), or, for experts, advancing the placement (repoints only).
  */
 export function PlacementForm({ tenant }: { tenant: PlacedTenant }) {
   const trpc = useTRPC();
@@ -55,7 +58,7 @@ function MoveForm({
     trpc.ops.startMove.mutationOptions({
       onSettled: () => Promise.all([
         queryClient.invalidateQueries(trpc.ops.moves.pathFilter()),
-        queryClient.invalidateQueries(trpc.ops.tenants.pathFilter()),
+        ...placementQueries(trpc).map((filter) => queryClient.invalidateQueries(filter)),
       ]),
     }),
   );
@@ -64,7 +67,7 @@ function MoveForm({
   if (move.data && move.variables) {
     const to = move.variables.backendId;
     outcome =
-      move.data.kind === "started" ? `Move to ${to} started: an engine runs it within seconds. Follow it under “Tenant moves”.`
+      move.data.kind === "started" ? `Move to ${to} started: an engine runs it within seconds. Follow it under “Moves” below.`
       : move.data.kind === "resumable" ? `A move to ${to} is already under way; an engine resumes it.`
       : `${tenant.id} is already on ${to}: nothing to move.`;
   }
@@ -116,8 +119,8 @@ function AdvanceForm({
   const [epoch, setEpoch] = useState(String((tenant.epoch ?? 0) + 1));
   const advance = useMutation(
     trpc.ops.advancePlacement.mutationOptions({
-      // A conflict means the table is stale: refetching shows the placement that won.
-      onSettled: () => queryClient.invalidateQueries(trpc.ops.tenants.pathFilter()),
+      // A conflict means the page is stale: refetching shows the placement that won.
+      onSettled: () => Promise.all(placementQueries(trpc).map((filter) => queryClient.invalidateQueries(filter))),
       onSuccess: (placement) => setEpoch(String(placement.epoch + 1)),
     }),
   );
@@ -132,7 +135,7 @@ function AdvanceForm({
       </p>
       {conflict ? (
         <div className="alert alert-error" role="alert">
-          Conflict: {advance.error!.message}. Nothing changed; the table now shows the current placement.
+          Conflict: {advance.error!.message}. Nothing changed; the page now shows the current placement.
         </div>
       ) : (
         <ChangeError what="advance the placement" error={advance.error} />
