@@ -153,7 +153,7 @@ test("Save publishes v1 then v2, says so and goes disabled until the next change
   await shot(page, "diff-v1-v2-graph");
 
   await versions.getByRole("button", { name: "Deprecate v1" }).click();
-  await expect(versions.getByRole("row", { name: /v1/ }).getByText("deprecated")).toBeVisible();
+  await expect(versions.getByRole("row", { name: /v1/ }).getByText("deprecated", { exact: true })).toBeVisible();
   await expect(versions.getByRole("button", { name: "Deprecate v1" })).toBeDisabled();
   await versions.getByRole("button", { name: "Delete v1" }).click();
   await versions.getByRole("button", { name: "Confirm" }).click();

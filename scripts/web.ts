@@ -21,6 +21,12 @@ const server = http.createServer((req, res) => {
   recordPeerAddress(req);
   void handle(req, res);
 });
+// Node closes an idle kept-alive socket after 5 s; a client that reuses it at that moment gets
+// ECONNRESET (seen from Playwright's request context). Idle sockets stay open longer than any
+// client or load balancer keeps them unused (60 s is the common default), so the server is never
+// the side that closes first.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.listen(port, () => console.log(`[bulkhead] web listening on port ${port}`));
 
 function stop() {
