@@ -26,12 +26,16 @@ export function validateTenantSlug(slug: string): string {
   return slug;
 }
 
+/** A tenant's display name is at most this long (the console's search indexes it). */
+export const TENANT_NAME_MAX = 200;
+
 export async function createTenant(
   prisma: Prisma,
   input: { slug: string; name?: string; backendId: string },
 ): Promise<TenantSummary> {
   const id = validateTenantSlug(input.slug);
   const name = input.name?.trim() || id;
+  if (name.length > TENANT_NAME_MAX) throw new AppError("invalid_argument", `tenant name must be at most ${TENANT_NAME_MAX} characters`, ["name"]);
   const existing = await prisma.tenant.findUnique({ where: { id }, select: { id: true } });
   if (existing) throw new AppError("already_exists", `tenant "${id}" already exists`, ["slug"]);
   try {

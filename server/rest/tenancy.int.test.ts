@@ -468,11 +468,13 @@ describe("POST /tenants", () => {
     expect((await post({ id: bare }, key)).json()).toMatchObject({ id: bare, name: bare });
   });
 
-  it("400 for an id that is not a tenant slug, 422 for a body without one", async () => {
+  it("400 for an id that is not a tenant slug or a name over 200 characters, 422 for a body without one", async () => {
     const key = await operatorKey(db);
     const bad = await post({ id: "Not A Slug" }, key);
     expect(bad.status).toBe(400);
     expect((bad.json() as { error: string }).error).toMatch(/^invalid argument: invalid tenant slug "Not A Slug"/);
+    const long = await post({ id: `long-${randomUUID().slice(0, 8)}`, name: "n".repeat(201) }, key);
+    expect([long.status, long.json()]).toEqual([400, { error: "invalid argument: tenant name must be at most 200 characters" }]);
     const shapeless = await post({ name: "x" }, key);
     expect(shapeless.status).toBe(422);
     expect(shapeless.contentType).toBe("text/plain; charset=utf-8");

@@ -8,7 +8,7 @@ import { AppError } from "../../../engine/errors.ts";
 import { startMove } from "../../../engine/moves/move-tenant.ts";
 import { signOutEverywhereByEmail } from "../../auth/account.ts";
 import { recordAudit } from "../../control/audit.ts";
-import { createTenant, listTenants } from "../../control/tenants.ts";
+import { createTenant, listTenants, TENANT_NAME_MAX } from "../../control/tenants.ts";
 import { addMemberByEmail, normalizeEmail } from "../../control/users.ts";
 import { fairness } from "../../ops/fairness.ts";
 import { limitDefaults, PAGE_SIZE, TENANT_ORDERS, tenantPage, withFigures } from "../../ops/tenant-directory.ts";
@@ -59,7 +59,7 @@ export const opsRouter = router({
    * existing account by email, or a new one whose one-time password is returned once.
    */
   createTenant: operatorProcedure
-    .input(z.object({ slug: z.string().max(64), name: z.string().trim().max(200).optional(), backendId: backendId.optional(), adminEmail: z.string().max(320) }))
+    .input(z.object({ slug: z.string().max(64), name: z.string().trim().max(TENANT_NAME_MAX).optional(), backendId: backendId.optional(), adminEmail: z.string().max(320) }))
     .mutation(async ({ ctx, input }) => {
       const { prisma, storage, config } = ctx.services;
       const backend = input.backendId ?? config.BULKHEAD_DEFAULT_BACKEND;
