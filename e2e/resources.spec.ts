@@ -146,7 +146,7 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     await caps.getByRole("spinbutton", { name: "In-flight limit", exact: true }).fill("10");
     await caps.getByRole("spinbutton", { name: "Step limit", exact: true }).fill(String(LOW_LIMIT));
     await caps.getByRole("button", { name: "Save limits", exact: true }).click();
-    await expect(page.getByRole("status")).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000), webhook rate the default (100/s).`);
+    await expect(page.getByRole("status").filter({ hasText: "Saved:" })).toContainText(`Saved: claim cap 6, in-flight limit 10, step limit ${LOW_LIMIT}, outbound requests per host the default (16), API rate the default (50/s), cron schedules the default (1,000), webhook rate the default (100/s).`);
     // Engines read tenant limits every 500 ms.
     await page.waitForTimeout(1_500);
   });
