@@ -3,6 +3,7 @@
 // the trigger's deliveries. Creates and removals get their line in the audit log.
 import { z } from "zod";
 import { AppError } from "../engine/errors.ts";
+import { checkSize } from "../engine/size-limits.ts";
 import {
   isTriggerSlug, TRIGGER_TYPES, type DeliverySource, type TenantStore, type TriggerEvent, type TriggerRecord, type TriggerType,
 } from "../engine/storage/index.ts";
@@ -82,10 +83,17 @@ export interface Fired {
 }
 
 /**
- * Starts the trigger's sequence with `data` as `context.data`, and records the delivery. A trigger
- * whose sequence is gone answers 404 naming both (Orch8: 500).
+ * Starts the trigger's sequence with `data` as `context.data`, and records the delivery. The data
+ * is held to the context's cap (the ledger's value sizes: 413, nothing created), as any other
+ * instance's is. A trigger whose sequence is gone answers 404 naming both (Orch8: 500).
  */
 export async function fire(store: TenantStore, trigger: TriggerRecord, data: unknown, event: TriggerEvent, source: DeliverySource, status: number): Promise<Fired> {
+  try {
+    checkSize("context", data);
+  } catch (error) {
+    await store.recordDelivery(trigger.slug, { source, status: 413, outcome: "body over the context limit", instanceId: null });
+    throw error;
+  }
   const fired = await store.fireTrigger(trigger, data, event);
   if (!fired) {
     await store.recordDelivery(trigger.slug, { source, status: 404, outcome: `sequence '${trigger.sequenceName}' not found`, instanceId: null });

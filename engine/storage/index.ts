@@ -90,7 +90,7 @@ export type { BudgetReservation, TenantBudget } from "./budgets.ts";
 export type { BreakerBounds, BreakerReset, BreakerSettingsRow, OpenBreakerRow } from "./breakers.ts";
 export type { RecentFailure, ThroughputBucket } from "./overview.ts";
 export {
-  DELIVERIES_KEPT, isTriggerSlug, TRIGGER_SLUG, TRIGGER_TYPES, type DeliverySource, type NewTrigger, type TriggerDelivery, type TriggerEvent,
+  DELIVERIES_KEPT, isTriggerSlug, TRIGGER_TYPES, type DeliverySource, type NewTrigger, type TriggerDelivery, type TriggerEvent,
   type TriggerRecord, type TriggerType,
 } from "./triggers.ts";
 export type { RegisteredWorker, WorkerInfo, WorkerRegistration } from "./worker-registrations.ts";

@@ -47,6 +47,8 @@ describe("POST /sessions", () => {
     });
     expect((await call(db, "GET", `/sessions/${session.id}`, { key: acme.key })).json()).toEqual(session);
     expect((await call(db, "GET", `/sessions/by-key/${acme.id}/${key}`, { key: acme.key })).json()).toEqual(session);
+    const longKey = await call(db, "GET", `/sessions/by-key/${acme.id}/${"k".repeat(513)}`, { key: acme.key });
+    expect([longKey.status, errorOf(longKey)]).toEqual([400, "invalid argument: session_key must be between 1 and 512 characters"]);
 
     const withAll = await newSession(acme, { data: { cart: [1] }, expires_at: "2030-01-01T00:00:00Z" });
     expect(withAll).toMatchObject({ data: { cart: [1] }, expires_at: "2030-01-01T00:00:00.000Z" });

@@ -306,6 +306,14 @@ describe("POST /webhooks/{slug} (public)", () => {
     const tooBig = await signed(slug, big).send();
     expect(tooBig.status).toBe(413);
     expect(tooBig.contentType).toMatch(/^text\/plain/);
+    // Under the 1 MiB body limit but over the context's 256 KiB: 413, and no instance.
+    const before = (await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE metadata->>'_trigger' = $1", [slug])).rows[0].n;
+    const overContext = await signed(slug, JSON.stringify({ pad: "x".repeat(300_000) })).send();
+    expect([overContext.status, errorOf(overContext)]).toEqual([413, "payload too large: context is 300010 bytes, exceeding the maximum of 262144 bytes"]);
+    const overFire = await call(db, "POST", `/triggers/${slug}/fire`, { key: acme.key, body: { pad: "x".repeat(300_000) }, headers: { "x-trigger-secret": SECRET } });
+    expect(overFire.status).toBe(413);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM task_instances WHERE metadata->>'_trigger' = $1", [slug])).rows[0].n).toBe(before);
+    expect((await deliveries(slug)).slice(-2).map((d) => `${d.status} ${d.outcome}`)).toEqual(Array(2).fill("413 body over the context limit"));
   });
 
   it("holds a flooded tenant to its webhook rate (429) while another tenant's webhooks pass", async () => {
