@@ -189,8 +189,8 @@ test("an operator sees a fan-out at its step limit on the Resources page, raises
     // Audited like the tenant page's change, the claim cap and in-flight limit kept as they were.
     const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
     expect(audit.rows).toEqual([
-      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null } },
-      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: LOW_LIMIT, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null, lag_objective_ms: null, retention_days: null } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: 6, max_concurrency: 10, max_steps: RAISED_LIMIT, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null, lag_objective_ms: null, retention_days: null } },
     ]);
   });
 
@@ -269,7 +269,7 @@ test("an operator sets a tenant's API rate to 1/s and its outbound limit to 1 on
     );
     const audit = await withDb((db) => db.query("SELECT actor, details FROM audit_log WHERE tenant_id = $1 AND action = 'limits.set' ORDER BY id", [tenant]));
     expect(audit.rows).toEqual([
-      { actor: DEMO_OPERATOR, details: { claim_cap: null, max_concurrency: null, max_steps: null, outbound_per_host: 1, api_rate_per_sec: 1, cron_schedules: null, webhook_rate_per_sec: null } },
+      { actor: DEMO_OPERATOR, details: { claim_cap: null, max_concurrency: null, max_steps: null, outbound_per_host: 1, api_rate_per_sec: 1, cron_schedules: null, webhook_rate_per_sec: null, lag_objective_ms: null, retention_days: null } },
     ]);
     await page.reload();
     await expect(page.getByRole("spinbutton", { name: "Outbound requests per host", exact: true })).toHaveValue("1");

@@ -88,6 +88,10 @@ const schema = z.object({
   BULKHEAD_CRON_SCHEDULES_PER_TENANT: int(1000, 1),
   /** Public webhook requests of one tenant per second, per web process (burst: twice that); tiered. */
   BULKHEAD_WEBHOOK_RATE_PER_SEC: int(100, 1),
+  /** A tenant's schedule-lag p99 objective, in ms, unless its own is set (tiered): the fairness page's breach line. */
+  BULKHEAD_LAG_OBJECTIVE_MS: int(1000, 1),
+  /** Days a terminal instance is kept before the retention pruner deletes it, unless the tenant's own is set (tiered). */
+  BULKHEAD_RETENTION_DAYS: int(30, 1),
   /**
    * Proxies in front of the web server whose x-forwarded-for is believed: a hop count or
    * addresses and CIDRs (server/web/client-address.ts). Unset: the socket's address is the client's.

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { TenantLimits } from "../engine/storage/index.ts";
 import { LIMITS_MAX_AGE_MS, TenantLimitsCache } from "./tenant-limits-cache.ts";
 
-const limits = (apiRatePerSec: number): TenantLimits => ({ claimCap: null, maxConcurrency: null, maxSteps: null, outboundPerHost: null, apiRatePerSec, cronSchedules: null, webhookRatePerSec: null });
+const limits = (apiRatePerSec: number): TenantLimits => ({ claimCap: null, maxConcurrency: null, maxSteps: null, outboundPerHost: null, apiRatePerSec, cronSchedules: null, webhookRatePerSec: null, lagObjectiveMs: null, retentionDays: null });
 
 describe("TenantLimitsCache", () => {
   it("reads before the first answer, refreshes a stale copy in the background, and rereads at once after invalidate", async () => {

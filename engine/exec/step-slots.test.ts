@@ -82,7 +82,7 @@ describe("StepSlots", () => {
   });
 
   it("a tenant's own step limit, set by an operator, replaces the default for that tenant only", async () => {
-    const limits: Record<string, TenantLimits> = { vip: { claimCap: null, maxConcurrency: null, maxSteps: 1, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null, webhookRatePerSec: null } };
+    const limits: Record<string, TenantLimits> = { vip: { claimCap: null, maxConcurrency: null, maxSteps: 1, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null, webhookRatePerSec: null, lagObjectiveMs: null, retentionDays: null } };
     const slots = stepSlots({ BULKHEAD_MAX_CONCURRENT_STEPS: 100, BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 3 }, { limitsOf: (tenantId) => limits[tenantId] });
     await slots.acquire("vip", never);
     const abort = new AbortController();

@@ -44,7 +44,8 @@ export interface DirectoryQuery {
 }
 
 const COLUMNS = `t.id, t.name, lower(t.name) AS name_key, t.created_at, p.backend_id, p.epoch, p.quiesced_at IS NOT NULL AS quiesced,
-       l.claim_cap, l.max_concurrency, l.max_steps, l.outbound_per_host, l.api_rate_per_sec, l.cron_schedules, l.webhook_rate_per_sec`;
+       l.claim_cap, l.max_concurrency, l.max_steps, l.outbound_per_host, l.api_rate_per_sec, l.cron_schedules, l.webhook_rate_per_sec,
+       l.lag_objective_ms, l.retention_days`;
 const FROM = `FROM tenants t
   LEFT JOIN tenant_storage_placements p ON p.tenant_id = t.id
   LEFT JOIN tenant_limits l ON l.tenant_id = t.id`;
@@ -100,6 +101,7 @@ interface Row {
   id: string; name: string; name_key: string; created_at: Date; backend_id: string | null; epoch: string | number | null; quiesced: boolean | null;
   claim_cap: number | null; max_concurrency: number | null; max_steps: number | null; outbound_per_host: number | null;
   api_rate_per_sec: number | null; cron_schedules: number | null; webhook_rate_per_sec: number | null;
+  lag_objective_ms: number | null; retention_days: number | null;
 }
 
 const fromRow = (r: Row): DirectoryRow => ({
@@ -108,6 +110,7 @@ const fromRow = (r: Row): DirectoryRow => ({
   limits: {
     claimCap: r.claim_cap, maxConcurrency: r.max_concurrency, maxSteps: r.max_steps, outboundPerHost: r.outbound_per_host,
     apiRatePerSec: r.api_rate_per_sec, cronSchedules: r.cron_schedules, webhookRatePerSec: r.webhook_rate_per_sec,
+    lagObjectiveMs: r.lag_objective_ms, retentionDays: r.retention_days,
   },
 });
 

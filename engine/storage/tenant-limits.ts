@@ -19,12 +19,16 @@ export interface TenantLimits {
   cronSchedules: number | null;
   /** Public webhook requests per second of the tenant, per web process; null: BULKHEAD_WEBHOOK_RATE_PER_SEC. */
   webhookRatePerSec: number | null;
+  /** The tenant's schedule-lag p99 objective in ms (the fairness page); null: BULKHEAD_LAG_OBJECTIVE_MS. */
+  lagObjectiveMs: number | null;
+  /** Days a terminal instance is kept before the pruner deletes it; null: BULKHEAD_RETENTION_DAYS. */
+  retentionDays: number | null;
 }
 
 /** tenant_limits columns by field, in the order of the statements below. */
 const COLUMNS = {
   claimCap: "claim_cap", maxConcurrency: "max_concurrency", maxSteps: "max_steps", outboundPerHost: "outbound_per_host", apiRatePerSec: "api_rate_per_sec",
-  cronSchedules: "cron_schedules", webhookRatePerSec: "webhook_rate_per_sec",
+  cronSchedules: "cron_schedules", webhookRatePerSec: "webhook_rate_per_sec", lagObjectiveMs: "lag_objective_ms", retentionDays: "retention_days",
 } as const satisfies Record<keyof TenantLimits, string>;
 const FIELDS = Object.keys(COLUMNS) as (keyof TenantLimits)[];
 const SELECTED = FIELDS.map((f) => COLUMNS[f]).join(", ");

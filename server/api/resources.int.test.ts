@@ -125,11 +125,11 @@ describe("resources procedures", () => {
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 4, ownLimit: 4, peak: 4, waited: 35, atLimit: true });
 
     // The Resources page's inline form sends the step limit alone: the other two are kept.
-    expect(await ops().limits.set({ tenantId: tenant, maxSteps: 12 })).toEqual({ claimCap: 3, maxConcurrency: 7, maxSteps: 12, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null, webhookRatePerSec: null });
+    expect(await ops().limits.set({ tenantId: tenant, maxSteps: 12 })).toEqual({ claimCap: 3, maxConcurrency: 7, maxSteps: 12, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null, webhookRatePerSec: null, lagObjectiveMs: null, retentionDays: null });
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: 12, ownLimit: 12, peak: 4, waited: 35, atLimit: false });
     expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ claimCap: 3, maxConcurrency: 7, maxSteps: 12 });
     const audit = await db.sql.query("SELECT actor, action, details FROM audit_log WHERE tenant_id = $1 ORDER BY id", [tenant]);
-    expect(audit.rows.at(-1)).toEqual({ actor: operator.email, action: "limits.set", details: { claim_cap: 3, max_concurrency: 7, max_steps: 12, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null } });
+    expect(audit.rows.at(-1)).toEqual({ actor: operator.email, action: "limits.set", details: { claim_cap: 3, max_concurrency: 7, max_steps: 12, outbound_per_host: null, api_rate_per_sec: null, cron_schedules: null, webhook_rate_per_sec: null, lag_objective_ms: null, retention_days: null } });
 
     // Back to the engine default, which it is at as well.
     await ops().limits.set({ tenantId: tenant, claimCap: 3, maxConcurrency: 7, maxSteps: null });
@@ -137,6 +137,21 @@ describe("resources procedures", () => {
     expect(await usageOf(tenant)).toEqual({ tenantId: tenant, limit: DEFAULT_STEPS, ownLimit: null, peak: DEFAULT_STEPS, waited: 35, atLimit: true });
     // With no override left, the tenant has no row at all.
     await ops().limits.set({ tenantId: tenant, claimCap: null, maxConcurrency: null });
+    expect((await db.sql.query("SELECT 1 FROM tenant_limits WHERE tenant_id = $1", [tenant])).rowCount).toBe(0);
+  });
+
+  it("keep a tenant's own lag objective and retention, within their bounds, and return them to the defaults", async () => {
+    const tenant = (await makeTenant(db)).id;
+    expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({
+      lagObjectiveMs: null, retentionDays: null, defaults: { lagObjectiveMs: 1000, retentionDays: 30 },
+    });
+    await ops().limits.set({ tenantId: tenant, lagObjectiveMs: 250, retentionDays: 7 });
+    expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ lagObjectiveMs: 250, retentionDays: 7 });
+    // Over a hundred years, or under a day, is refused and nothing changes.
+    await expect(ops().limits.set({ tenantId: tenant, retentionDays: 36_501 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(ops().limits.set({ tenantId: tenant, retentionDays: 0 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await ops().limits.get({ tenantId: tenant })).toMatchObject({ lagObjectiveMs: 250, retentionDays: 7 });
+    await ops().limits.set({ tenantId: tenant, lagObjectiveMs: null, retentionDays: null });
     expect((await db.sql.query("SELECT 1 FROM tenant_limits WHERE tenant_id = $1", [tenant])).rowCount).toBe(0);
   });
 

@@ -150,7 +150,8 @@ export function limitDefaults(config: EngineConfig): Record<keyof DirectoryRow["
     claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT,
     maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT, outboundPerHost: config.BULKHEAD_OUTBOUND_PER_HOST,
     apiRatePerSec: config.BULKHEAD_API_RATE_PER_SEC, cronSchedules: config.BULKHEAD_CRON_SCHEDULES_PER_TENANT,
-    webhookRatePerSec: config.BULKHEAD_WEBHOOK_RATE_PER_SEC,
+    webhookRatePerSec: config.BULKHEAD_WEBHOOK_RATE_PER_SEC, lagObjectiveMs: config.BULKHEAD_LAG_OBJECTIVE_MS,
+    retentionDays: config.BULKHEAD_RETENTION_DAYS,
   };
 }
 

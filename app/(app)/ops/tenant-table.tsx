@@ -41,7 +41,8 @@ function useDebounced<T>(value: T, ms: number): T {
 
 const LIMIT_NAMES: Record<keyof Row["limits"], string> = {
   claimCap: "claim cap", maxConcurrency: "in flight", maxSteps: "steps", outboundPerHost: "outbound per host",
-  apiRatePerSec: "API/s", cronSchedules: "cron schedules", webhookRatePerSec: "webhooks/s",
+  apiRatePerSec: "API/s", cronSchedules: "cron schedules", webhookRatePerSec: "webhooks/s", lagObjectiveMs: "lag objective ms",
+  retentionDays: "retention days",
 };
 
 /**

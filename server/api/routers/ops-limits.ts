@@ -9,6 +9,8 @@ import { operatorTenantProcedure, router } from "../trpc.ts";
 
 /** 0 or empty: the engine default. */
 const override = z.int().min(1).max(2_147_483_647).nullable();
+/** A retention in days: a day to a hundred years. */
+export const retentionDays = z.int().min(1).max(36_500);
 
 export const opsLimitsRouter = router({
   // Each procedure routes the tenant first: NOT_FOUND for a tenant that does not exist.
@@ -28,11 +30,14 @@ export const opsLimitsRouter = router({
       apiRatePerSec: own?.apiRatePerSec ?? null,
       cronSchedules: own?.cronSchedules ?? null,
       webhookRatePerSec: own?.webhookRatePerSec ?? null,
+      lagObjectiveMs: own?.lagObjectiveMs ?? null,
+      retentionDays: own?.retentionDays ?? null,
       defaults: {
         claimCap: config.BULKHEAD_MAX_INSTANCES_PER_TENANT, maxConcurrency: config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT,
         maxSteps: config.BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT, outboundPerHost: config.BULKHEAD_OUTBOUND_PER_HOST,
         apiRatePerSec: config.BULKHEAD_API_RATE_PER_SEC, cronSchedules: config.BULKHEAD_CRON_SCHEDULES_PER_TENANT,
-        webhookRatePerSec: config.BULKHEAD_WEBHOOK_RATE_PER_SEC,
+        webhookRatePerSec: config.BULKHEAD_WEBHOOK_RATE_PER_SEC, lagObjectiveMs: config.BULKHEAD_LAG_OBJECTIVE_MS,
+        retentionDays: config.BULKHEAD_RETENTION_DAYS,
       },
       budget: budget && { stepsPerPeriod: budget.stepsPerPeriod, periodSecs: budget.periodSecs, used: budget.used, periodStart: budget.periodStart.toISOString() },
       rateLimits: rateLimits.map((p) => ({ key: p.key, maxCount: p.maxCount, windowMs: p.windowMs, inWindow: p.inWindow })),
@@ -48,7 +53,7 @@ export const opsLimitsRouter = router({
     .input(z.object({
       claimCap: override.optional(), maxConcurrency: override.optional(), maxSteps: override.optional(),
       outboundPerHost: override.optional(), apiRatePerSec: override.optional(), cronSchedules: override.optional(),
-      webhookRatePerSec: override.optional(),
+      webhookRatePerSec: override.optional(), lagObjectiveMs: override.optional(), retentionDays: retentionDays.nullable().optional(),
     }))
     .mutation(async ({ ctx, input }) => {
       const { tenantId, ...changes } = input;
@@ -59,7 +64,7 @@ export const opsLimitsRouter = router({
         details: {
           claim_cap: limits.claimCap, max_concurrency: limits.maxConcurrency, max_steps: limits.maxSteps,
           outbound_per_host: limits.outboundPerHost, api_rate_per_sec: limits.apiRatePerSec, cron_schedules: limits.cronSchedules,
-          webhook_rate_per_sec: limits.webhookRatePerSec,
+          webhook_rate_per_sec: limits.webhookRatePerSec, lag_objective_ms: limits.lagObjectiveMs, retention_days: limits.retentionDays,
         },
       });
       return limits;

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
+import { ObjectiveRetentionForm } from "./objective-retention-form";
 
 const MAX_INT4 = 2_147_483_647;
 const UNITS = [
@@ -47,6 +48,13 @@ export function LimitsCard({ tenantId }: { tenantId: string }) {
         apiRatePerSec={data.apiRatePerSec}
         cronSchedules={data.cronSchedules}
         webhookRatePerSec={data.webhookRatePerSec}
+        defaults={data.defaults}
+      />
+      <h3>Lag objective and retention</h3>
+      <ObjectiveRetentionForm
+        tenantId={tenantId}
+        lagObjectiveMs={data.lagObjectiveMs}
+        retentionDays={data.retentionDays}
         defaults={data.defaults}
       />
       <h3>Step budget</h3>

@@ -46,6 +46,7 @@ export function TenantPlacement({ initial }: { initial: OpsTenant }) {
 const LIMIT_NAMES: Record<keyof OpsTenant["limits"], string> = {
   claimCap: "Claim cap", maxConcurrency: "In-flight limit", maxSteps: "Step limit", outboundPerHost: "Outbound requests per host",
   apiRatePerSec: "API requests per second", cronSchedules: "Cron schedules", webhookRatePerSec: "Webhooks per second",
+  lagObjectiveMs: "Lag p99 objective (ms)", retentionDays: "Retention (days)",
 };
 
 /** The tenant's hour (tenant_metrics), the ledger limits it reached, its open breakers and which limits are its own. */
