@@ -19,7 +19,29 @@ const prisma = createPrisma(db.url);
 const storage = new Storage(new StorageBackends(config.backends, { poolSize: 2 }));
 let status = 1;
 try {
-  status = await runCli(argv, { prisma, storage, config, print: (line) => console.log(line) }, (line) => console.error(line));
+  // A progress line is rewritten in place on a terminal, and ended before anything else prints.
+  let progressShown = false;
+  const endProgress = () => {
+    if (progressShown) process.stderr.write("\n");
+    progressShown = false;
+  };
+  const progress = (line: string) => {
+    if (process.stderr.isTTY) {
+      process.stderr.write(`\r\x1b[2K${line}`);
+      progressShown = true;
+    } else {
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  const print = (line: string) => {
+    endProgress();
+    console.log(line);
+  };
+  const printError = (line: string) => {
+    endProgress();
+    console.error(line);
+  };
+  status = await runCli(argv, { prisma, storage, config, print, progress }, printError);
 } finally {
   await Promise.all([prisma.$disconnect(), storage.close()]);
   await db.stop();

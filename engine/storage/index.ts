@@ -41,6 +41,7 @@ import { readTenantMetrics } from "./metrics.ts";
 import { MoveStore } from "./move-store.ts";
 import { TenantDirectory } from "./directory-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
+import { exportTenantRows, type ExportVisitor } from "./tenant-export.ts";
 import {
   claimWebhookNonce, deleteTrigger, fireTrigger, forgetDeliveries, getTrigger, insertTrigger, listDeliveries, listTriggers, recordDelivery,
   triggerForFiring, type NewTrigger, type TriggerDelivery, type TriggerEvent, type TriggerRecord,
@@ -129,6 +130,7 @@ export { INSTANCE_PAGE_MAX, type InstanceKey } from "./instance-pages.ts";
 export { MOVE_PHASES, type MovePhase, type MoveRecord } from "./moves.ts";
 export type { MoveRows, MoveStore, NewMove } from "./move-store.ts";
 export type { TableSummary } from "./tenant-rows.ts";
+export { EXPORT_FILES, type ExportVisitor } from "./tenant-export.ts";
 export type { TenantLimits } from "./tenant-limits.ts";
 
 /** One tenant's rows on the backend its placement names. */
@@ -291,6 +293,12 @@ export class TenantStore {
   /** The newest entry of the feed after `after`, or null. */
   newestChange(after: ChangeCursor | null) {
     return newestChange(this.db, this.tenantId, after);
+  }
+
+  // ---------------------------------------------------------------- export (issue 23)
+  /** The tenant's export files' rows, from one snapshot of this backend; returns the snapshot's time. */
+  exportRows(visit: ExportVisitor) {
+    return exportTenantRows(this.db, this.tenantId, visit);
   }
 
   // ---------------------------------------------------------------- limits

@@ -1,5 +1,6 @@
 // `npm run bulkhead -- <command>`: provisioning and scripting. Each command prints what it did;
 // a secret, when there is one, is the last line of standard output so scripts can `tail -n1`.
+import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { AppError, isAppError } from "../../engine/errors.ts";
 import type { EngineConfig } from "../../engine/config.ts";
@@ -10,6 +11,8 @@ import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
 import { applyBudget, applyRateLimit } from "../limits.ts";
 import { createTenant, listTenants } from "../control/tenants.ts";
+import type { ExportProgress } from "../lifecycle/export.ts";
+import { exportTenant, progressLine, throttled } from "../lifecycle/export-tenant.ts";
 import { addMember, createUser, type Role } from "../control/users.ts";
 import type { Prisma } from "../db/prisma.ts";
 
@@ -18,6 +21,8 @@ export interface CliDeps {
   storage: Storage;
   config: EngineConfig;
   print: (line: string) => void;
+  /** A long command's progress line, rewritten as it goes (standard error); none when absent. */
+  progress?: (line: string) => void;
 }
 
 export const USAGE = `usage: npm run bulkhead -- <command>
@@ -34,7 +39,8 @@ export const USAGE = `usage: npm run bulkhead -- <command>
   limits show <tenant>
   placements list
   placements advance <tenant> <backend> <epoch>           (epoch must be greater than the current one)
-  tenants move <tenant> <backend>                          (prints each phase; run again to resume)`;
+  tenants move <tenant> <backend>                          (prints each phase; run again to resume)
+  tenants export <tenant> <dir>                            (NDJSON files and manifest.json; dir new or empty)`;
 
 type Command = (args: string[], deps: CliDeps) => Promise<void>;
 
@@ -184,6 +190,16 @@ const commands: Record<string, Command> = {
     }
     await recordAudit(prisma, { actor: "cli", tenantId, action: "tenant.move.done", details: { to: backendId, move_id: done.id } });
     print(`${tenantId} is on ${backendId} at epoch ${done.fromEpoch + 1}; its rows on ${done.fromBackend} are deleted`);
+  },
+
+  async "tenants export"(args, { prisma, storage, print, progress }) {
+    const { positionals } = parse(args, {}, ["tenant", "dir"]);
+    const [tenantId, dir] = positionals as [string, string];
+    const line = throttled(250, (rows: ExportProgress) => progress?.(progressLine(rows)));
+    const manifest = await exportTenant(prisma, await storage.tenant(tenantId), path.resolve(dir), "cli", (rows) => line.push(rows));
+    line.flush();
+    for (const file of manifest.files) print(`  ${file.name}\t${file.rows} rows\t${file.bytes} bytes\tsha256 ${file.sha256}`);
+    print(`exported ${tenantId} from ${manifest.backend} (snapshot ${manifest.snapshot_at}) to ${path.resolve(dir)}`);
   },
 
   async "limits show"(args, { storage, print }) {
