@@ -405,6 +405,8 @@ export class Scheduler {
       const reaped = await this.store.reapExpiredLeases(this.now(), 500);
       await this.sampleBacklog(onlyTenants);
       await this.pruneMetrics();
+      // The overview's instance counts are deltas until merged (engine/storage/instance-counts.ts).
+      await this.store.mergeInstanceCounts();
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {
       this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "reaper failed");

@@ -14,6 +14,7 @@ import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts"
 import { asTenantId, type TenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
 import { pruneEventMinutes } from "./events.ts";
+import { mergeInstanceCounts } from "./instance-counts.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
 import { RunStore } from "./run-store.ts";
 import { instancesWithQueuedSignals } from "./signals.ts";
@@ -116,6 +117,11 @@ export class BackendStore {
 
   pruneTenantMetrics(before: Date) {
     return pruneTenantMetrics(this.backend.pool, before);
+  }
+
+  /** Folds the deltas of tenant_instance_counts into one row per tenant and state. */
+  mergeInstanceCounts() {
+    return mergeInstanceCounts(this.backend.pool);
   }
 
   /** Emit counts of minutes before `before` (they bound nothing any more). */

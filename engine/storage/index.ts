@@ -23,7 +23,8 @@ import { listFailureGroups } from "./failure-groups.ts";
 import { resumeFrom, retryInstance, type ResumeFrom } from "./rerun.ts";
 import { pollInstanceLive, type OutputPosition } from "./live.ts";
 import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./instance-pages.ts";
-import { countBackendInstancesByState, countInstancesByState, type InstanceState } from "./instances.ts";
+import { readInstanceCounts } from "./instance-counts.ts";
+import { countBackendInstancesByState, type InstanceState } from "./instances.ts";
 import { instanceThroughput, listRecentFailures } from "./overview.ts";
 import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
@@ -154,8 +155,9 @@ export class TenantStore {
     return this.backend.id;
   }
 
+  /** By state, from the maintained counts (engine/storage/instance-counts.ts), not from the instances. */
   countInstancesByState() {
-    return countInstancesByState(this.db, this.tenantId);
+    return readInstanceCounts(this.db, this.tenantId);
   }
 
   insertSequence(sequence: NewSequence) {

@@ -11,6 +11,11 @@ interface TenantTable {
    * because the same numbers may already be taken there by other tenants' rows.
    */
   generated?: string;
+  /**
+   * Kept by triggers on the tables before it in the list (counts of their rows): not copied and
+   * not compared, since the copy's inserts write it again on the target; deleted after them.
+   */
+  derived?: true;
 }
 
 /**
@@ -22,6 +27,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "sequences" },
   { name: "sequence_drafts" },
   { name: "task_instances" },
+  { name: "tenant_instance_counts", derived: true },
   { name: "block_outputs" },
   { name: "signals" },
   { name: "worker_tasks" },
@@ -49,6 +55,9 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "instance_audit_log" },
 ];
 
+/** The tables a move copies and compares: all but the derived ones. */
+const COPIED_TABLES = TENANT_TABLES.filter((table) => !table.derived);
+
 /** The tables that hold tenant_id but are the control plane's, on the primary only. */
 export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits", "invitations", "trigger_slugs"] as const;
 
@@ -69,7 +78,7 @@ export interface TableSummary {
 /** Row count and checksum of each table's rows of the tenant. */
 export async function summarizeTenantRows(db: Queryable, tenantId: TenantId): Promise<Record<string, TableSummary>> {
   const summaries: Record<string, TableSummary> = {};
-  for (const table of TENANT_TABLES) {
+  for (const table of COPIED_TABLES) {
     const { rows } = await db.query<{ rows: number; checksum: string }>({
       text: `SELECT count(*)::int AS rows, coalesce(md5(string_agg(r, ',' ORDER BY r)), '') AS checksum
                FROM (SELECT (${rowJson(table)})::text AS r FROM ${table.name} t WHERE t.tenant_id = $1) s`,
@@ -105,7 +114,7 @@ export async function copyTenantRows(source: Connectable, target: Connectable, t
       await writer.query(`SET LOCAL application_name = '${TENANT_COPY_APPLICATION}'`);
       await deleteRows(writer, tenantId);
       const counts: Record<string, number> = {};
-      for (const table of TENANT_TABLES) {
+      for (const table of COPIED_TABLES) {
         const columns = (await insertColumns(writer, table)).map((c) => `"${c}"`).join(", ");
         const cursor = `copy_${table.name}`;
         await reader.query({
