@@ -1,6 +1,7 @@
 // SQL for the web app's tenant overview: finished instances per minute over the last hour, and the
-// latest failures. Every statement is scoped by tenant_id. Both read the index on
-// (tenant_id, state, completed_at DESC, id DESC).
+// latest failures. Every statement is scoped by tenant_id. The throughput is read from the
+// engines' per-minute tenant_metrics (its primary key, 60 rows at most), never from the
+// instances; the failures from the index on (tenant_id, state, completed_at DESC, id DESC).
 import type { Queryable } from "./transaction.ts";
 import type { TenantId } from "./ids.ts";
 
@@ -16,28 +17,27 @@ export interface ThroughputBucket {
 
 /**
  * `THROUGHPUT_MINUTES` one-minute buckets, oldest first, the last one holding the minute `now` is in
- * (so the chart ends at the present). An instance counts in the minute its `completed_at` falls in,
- * as completed or failed by its current state; cancelled instances are not throughput.
+ * (so the chart ends at the present): the instances the engines ended completed or failed in each
+ * minute, as they counted them in tenant_metrics (a cancellation is not throughput).
  */
 export async function instanceThroughput(db: Queryable, tenantId: TenantId, now: Date): Promise<ThroughputBucket[]> {
   const end = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const start = end - THROUGHPUT_MINUTES * MINUTE_MS;
-  const { rows } = await db.query<{ bucket: number; state: "completed" | "failed"; count: number }>({
+  const { rows } = await db.query<{ minute: Date; completed: number; failed: number }>({
     name: "overview_instance_throughput",
-    // The bucket is computed from the epoch, not date_trunc, so the session's time zone never moves it.
-    text: `SELECT floor(extract(epoch FROM completed_at - $2::timestamptz) / 60)::int AS bucket, state, count(*)::int AS count
-             FROM task_instances
-            WHERE tenant_id = $1 AND state IN ('completed', 'failed')
-              AND completed_at >= $2::timestamptz AND completed_at < $3::timestamptz
-            GROUP BY 1, 2`,
+    text: `SELECT minute, completed, failed FROM tenant_metrics
+            WHERE tenant_id = $1 AND minute >= $2::timestamptz AND minute < $3::timestamptz`,
     values: [tenantId, new Date(start), new Date(end)],
   });
   const buckets = Array.from({ length: THROUGHPUT_MINUTES }, (_, i) => ({
     start: new Date(start + i * MINUTE_MS), completed: 0, failed: 0,
   }));
   for (const row of rows) {
-    const bucket = buckets[row.bucket];
-    if (bucket) bucket[row.state] += row.count;
+    const bucket = buckets[Math.floor((row.minute.getTime() - start) / MINUTE_MS)];
+    if (bucket) {
+      bucket.completed += row.completed;
+      bucket.failed += row.failed;
+    }
   }
   return buckets;
 }

@@ -1,12 +1,14 @@
 // The overview procedures against a real PostgreSQL: throughput per minute over the last hour
-// (counted exactly, window edges included), the latest failures newest first with their sequence
-// names, and a non-member answered exactly like a tenant that does not exist.
+// (from tenant_metrics, window edges included, equal to what an engine ran), the latest failures
+// newest first with their sequence names, and a non-member answered exactly like a tenant that
+// does not exist.
 import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { TRPCError } from "@trpc/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
-import { insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
+import { insertInstancesOf, insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
+import { makeScheduler } from "../../test/scheduler.ts";
 import { appRouter, createCaller } from "./root.ts";
 import { createContext } from "./trpc.ts";
 
@@ -53,27 +55,26 @@ async function finished(tenantId: string, state: string, completedAt: Date | nul
 }
 
 describe("overview.throughput", () => {
-  it("counts completed and failed instances per minute over the last 60 minutes, exactly", async () => {
+  /** A minute of the tenant's tenant_metrics, as the engines write them. */
+  const minute = (tenantId: string, at: Date, completed: number, failed: number) =>
+    db.sql.query("INSERT INTO tenant_metrics (tenant_id, minute, claimed, completed, failed) VALUES ($1, $2, $3, $4, $5)", [tenantId, at, completed + failed, completed, failed]);
+
+  it("gives the engines' completed and failed instances per minute over the last 60 minutes, from tenant_metrics", async () => {
     const tenant = (await makeTenant(db)).id;
     const user = await makeUser(db, { memberOf: [[tenant, "member"]] });
-    // "Now" is 20 s into the minute starting at 10:30; the window is 09:31:00 (inclusive) to 10:31:00 (exclusive).
+    // "Now" is 20 s into the minute starting at 10:30; the window is 09:31 (inclusive) to 10:31 (exclusive).
     const now = new Date("2026-11-29T10:30:20.000Z");
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(now);
     const at = (iso: string) => new Date(`2026-11-29T${iso}Z`);
-    // The current minute: 3 completed, 1 failed.
-    for (const t of ["10:30:00.000", "10:30:10.000", "10:30:19.999"]) await finished(tenant, "completed", at(t));
-    await finished(tenant, "failed", at("10:30:05.000"));
-    // Ten minutes back: 2 completed, 2 failed (one on the minute's last millisecond).
-    for (const t of ["10:20:00.000", "10:20:59.999"]) await finished(tenant, "completed", at(t));
-    for (const t of ["10:20:30.000", "10:20:59.999"]) await finished(tenant, "failed", at(t));
-    // The window's first instant is in; the millisecond before it is out.
-    await finished(tenant, "completed", at("09:31:00.000"));
-    await finished(tenant, "failed", at("09:30:59.999"));
-    // Not throughput: cancelled, not finished, another tenant's.
-    await finished(tenant, "cancelled", at("10:30:01.000"));
-    await finished(tenant, "running", null);
-    await finished(tenantB, "completed", at("10:30:02.000"));
+    await minute(tenant, at("10:30:00.000"), 3, 1);
+    await minute(tenant, at("10:20:00.000"), 2, 2);
+    // The window's first minute is in; the one before it is out, as is another tenant's.
+    await minute(tenant, at("09:31:00.000"), 1, 0);
+    await minute(tenant, at("09:30:00.000"), 0, 5);
+    await minute(tenantB, at("10:30:00.000"), 9, 9);
+    // Instances are not read: a finished one with no minute counted by an engine is not throughput.
+    await finished(tenant, "completed", at("10:25:00.000"));
 
     const { bucketSecs, buckets } = await callerFor(user.id).overview.throughput({ tenantId: tenant });
     expect(bucketSecs).toBe(60);
@@ -87,6 +88,33 @@ describe("overview.throughput", () => {
       { start: "2026-11-29T10:20:00.000Z", completed: 2, failed: 2 },
       { start: "2026-11-29T10:30:00.000Z", completed: 3, failed: 1 },
     ]);
+  });
+
+  it("adds up to the instances an engine ran, completed and failed, counted from task_instances", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const user = await makeUser(db, { memberOf: [[tenant, "member"]] });
+    const ok = await insertSequence(db, tenant, [{ type: "step", id: "a", handler: "noop" }]);
+    const bad = await insertSequence(db, tenant, [{ type: "step", id: "a", handler: "fail", params: { message: "no" } }]);
+    await insertInstancesOf(db, tenant, ok, 12);
+    await insertInstancesOf(db, tenant, bad, 5);
+    const scheduler = makeScheduler(db);
+    await scheduler.start();
+    try {
+      await expect.poll(async () => (await db.sql.query(
+        "SELECT count(*)::int AS n FROM task_instances WHERE tenant_id = $1 AND state IN ('completed', 'failed')", [tenant],
+      )).rows[0].n, { timeout: 20_000 }).toBe(17);
+    } finally {
+      await scheduler.stop(); // writes its last minutes
+    }
+    const raw = (await db.sql.query<{ state: string; n: number }>(
+      "SELECT state, count(*)::int AS n FROM task_instances WHERE tenant_id = $1 AND completed_at >= now() - interval '59 minutes' GROUP BY state", [tenant],
+    )).rows;
+    const { buckets } = await callerFor(user.id).overview.throughput({ tenantId: tenant });
+    const sum = (key: "completed" | "failed") => buckets.reduce((total, b) => total + b[key], 0);
+    expect({ completed: sum("completed"), failed: sum("failed") }).toEqual({
+      completed: raw.find((r) => r.state === "completed")?.n ?? 0, failed: raw.find((r) => r.state === "failed")?.n ?? 0,
+    });
+    expect(sum("completed")).toBe(12);
   });
 
   it("gives 60 empty buckets for a tenant with nothing finished", async () => {
