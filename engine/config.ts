@@ -92,6 +92,9 @@ const schema = z.object({
   BULKHEAD_LAG_OBJECTIVE_MS: int(1000, 1),
   /** Days a terminal instance is kept before the retention pruner deletes it, unless the tenant's own is set (tiered). */
   BULKHEAD_RETENTION_DAYS: int(30, 1),
+  /** The retention pruner: instances of one tenant deleted per batch, and the pause when nothing is left to prune. */
+  BULKHEAD_RETENTION_BATCH: int(500, 1),
+  BULKHEAD_RETENTION_INTERVAL_MS: int(60_000, 1),
   /**
    * Proxies in front of the web server whose x-forwarded-for is believed: a hop count or
    * addresses and CIDRs (server/web/client-address.ts). Unset: the socket's address is the client's.

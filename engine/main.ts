@@ -7,9 +7,10 @@ import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
 import { keyringFromEnv } from "./secrets/sealed-text.ts";
 import { MoveRunner } from "./moves/move-runner.ts";
+import { RETENTION_DEFAULTS, RetentionPruner } from "./retention/pruner.ts";
 import { TenantView } from "./scheduler/tenant-view.ts";
 import { Scheduler, stepSlots } from "./scheduler/scheduler.ts";
-import { backendOptions, Storage, StorageBackends } from "./storage/index.ts";
+import { BackendStore, backendOptions, Storage, StorageBackends } from "./storage/index.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -50,6 +51,13 @@ async function main(): Promise<void> {
   // Tenant moves the operators start in the console run here.
   const moves = new MoveRunner(storage, log.child({ component: "moves" }));
   moves.start();
+  // Finished instances past their tenant's retention are pruned on every backend, beside the claims.
+  const pruners = storage.backends.ids().map((id) => new RetentionPruner({
+    store: new BackendStore(storage.backends.get(id)), tenants: tenantView, defaultDays: config.BULKHEAD_RETENTION_DAYS,
+    log: log.child({ component: "retention" }),
+    options: { ...RETENTION_DEFAULTS, batch: config.BULKHEAD_RETENTION_BATCH, intervalMs: config.BULKHEAD_RETENTION_INTERVAL_MS },
+  }));
+  for (const pruner of pruners) pruner.start();
   log.info({ backends: storage.backends.ids(), owner: ownerId, tick_ms: config.BULKHEAD_TICK_MS }, "engine started");
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -58,6 +66,7 @@ async function main(): Promise<void> {
   });
   log.info({ signal, in_flight: schedulers.reduce((n, s) => n + s.inFlight, 0) }, "engine stopping");
   await moves.stop();
+  await Promise.all(pruners.map((p) => p.stop()));
   await Promise.all(schedulers.map((s) => s.stop()));
   tenantView.stop();
   await storage.close();

@@ -116,6 +116,12 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "engine/storage/instance-logs.ts", test: "server/rest/instance-logs.int.test.ts", enforced: true,
   },
   {
+    id: "retention_pruning", resource: "retention pruning (deleting finished instances past their retention), per backend", boundary: "tiered",
+    default: "30 days kept; each pass deletes one batch of 500 instances per tenant with expired ones, starting from another tenant each pass, locking only terminal rows and skipping locked ones",
+    setting: "BULKHEAD_RETENTION_DAYS, BULKHEAD_RETENTION_BATCH", override: "tenant page: retention", enforcedAt: "engine/retention/pruner.ts",
+    test: "engine/retention/pruner.int.test.ts", enforced: true,
+  },
+  {
     id: "event_fan_out", resource: "event fan-out (emit_event children)", boundary: "per tenant",
     default: "1,000 children per instance (then the step fails); 6,000 per tenant per clock minute (then the step waits for the next)",
     setting: "BULKHEAD_EVENTS_PER_PARENT, BULKHEAD_EVENTS_PER_TENANT_PER_MINUTE", override: null,

@@ -16,6 +16,7 @@ import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./
 import { pruneEventMinutes } from "./events.ts";
 import { mergeInstanceCounts } from "./instance-counts.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
+import { clearRetentionPending, countExpired, pruneExpired, recordRetention, tenantsWithExpired } from "./retention.ts";
 import { RunStore } from "./run-store.ts";
 import { instancesWithQueuedSignals } from "./signals.ts";
 import { reapWorkerTasks, type ReapOptions } from "./worker-tasks.ts";
@@ -127,6 +128,30 @@ export class BackendStore {
   /** Emit counts of minutes before `before` (they bound nothing any more). */
   pruneEventMinutes(before: Date) {
     return pruneEventMinutes(this.backend.pool, before);
+  }
+
+  // ---------------------------------------------------------------- retention (engine/retention)
+
+  /** Which of the tenants have instances past their retention (days per tenant). */
+  tenantsWithExpired(retention: readonly { tenantId: string; days: number }[]) {
+    return tenantsWithExpired(this.backend.pool, retention);
+  }
+
+  /** Deletes up to `limit` of the tenant's expired instances with their rows. */
+  pruneExpired(tenantId: string, days: number, limit: number) {
+    return pruneExpired(this.backend.pool, asTenantId(tenantId), days, limit);
+  }
+
+  countExpired(tenantId: string, days: number, cap: number) {
+    return countExpired(this.backend.pool, asTenantId(tenantId), days, cap);
+  }
+
+  recordRetention(tenantId: string, change: { pending: number | null; capped: boolean; pruned: number }) {
+    return recordRetention(this.backend.pool, asTenantId(tenantId), change);
+  }
+
+  clearRetentionPending(exceptTenants: readonly string[]) {
+    return clearRetentionPending(this.backend.pool, exceptTenants);
   }
 
   // ---------------------------------------------------------------- breakers (every tenant here)

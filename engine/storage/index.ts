@@ -39,6 +39,7 @@ import {
 import { deleteSequenceDraft, getSequenceDraft, putSequenceDraft, type SequenceDraft } from "./sequence-drafts.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
+import { listRetentionStatus, type RetentionStatus } from "./retention.ts";
 import { MoveStore } from "./move-store.ts";
 import { TenantDirectory } from "./directory-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
@@ -133,6 +134,7 @@ export type { MoveRows, MoveStore, NewMove } from "./move-store.ts";
 export type { TableSummary } from "./tenant-rows.ts";
 export { EXPORT_FILES, type ExportVisitor } from "./tenant-export.ts";
 export type { TenantLimits } from "./tenant-limits.ts";
+export type { RetentionStatus } from "./retention.ts";
 
 /** One tenant's rows on the backend its placement names. */
 export class TenantStore {
@@ -854,6 +856,16 @@ export class Storage {
       const mine = (byWorker.get(worker.workerId) ?? []).filter((c) => worker.tenantId === "" || c.tenantId === worker.tenantId);
       return { ...worker, claimed: mine.reduce((n, c) => n + c.claimed, 0), stale: mine.reduce((n, c) => n + c.stale, 0) };
     });
+  }
+
+  /**
+   * What the retention pruner last found per tenant (rows pending, pruned so far), the most
+   * pending first, at most `limit`; each tenant's from the backend it is placed on now.
+   */
+  async retentionOfEveryTenant(limit: number): Promise<RetentionStatus[]> {
+    const rows = await this.rowsWherePlaced((pool) => listRetentionStatus(pool, limit));
+    const lastPruned = (r: RetentionStatus) => r.lastPrunedAt?.getTime() ?? 0;
+    return rows.sort((a, b) => b.pending - a.pending || lastPruned(b) - lastPruned(a) || (a.tenantId < b.tenantId ? -1 : 1)).slice(0, limit);
   }
 
   /**

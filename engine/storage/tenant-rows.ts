@@ -53,6 +53,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "tenant_budgets" },
   { name: "tenant_metrics" },
   { name: "instance_audit_log" },
+  { name: "retention_status" },
 ];
 
 /** The tables a move copies and compares: all but the derived ones. */

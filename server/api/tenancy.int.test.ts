@@ -99,6 +99,7 @@ const CASES: Record<string, Case> = {
   "resources.usage": { gate: "operator" },
   "resources.throttled": { gate: "operator" },
   "resources.waits": { gate: "operator" },
+  "resources.retention": { gate: "operator" },
 
   "breakers.list": { gate: "tenant", input: tenantOnly },
   "breakers.resets": { gate: "tenant", input: (tenantId) => ({ tenantId, limit: 10 }) },

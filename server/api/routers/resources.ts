@@ -1,7 +1,7 @@
 // The operator console's Resources page: the resource ledger (every resource tenants share, with
 // its boundary and where it is enforced); for the step slots, which tenants use the most of theirs
 // right now; the API callers refused for their request rate lately; and the tenants that waited
-// for another bounded resource. Operators only; anyone else is told the procedures do not exist.
+// for another bounded resource; and the finished instances waiting for the retention pruner. Operators only; anyone else is told the procedures do not exist.
 import { LEDGER } from "../../../engine/resources/ledger.ts";
 import type { Services } from "../../services.ts";
 import { throttledLastMinute, type PrincipalKind } from "../../request-rate.ts";
@@ -274,4 +274,24 @@ export const resourcesRouter = router({
    * two minutes of tenant_metrics, per resource the top 20 by waits, each at its limit.
    */
   waits: operatorProcedure.query(({ ctx }) => resourceWaits(ctx.services)),
+
+  /**
+   * Retention: per tenant, the finished instances past its retention that the pruner counted
+   * last (at most its count cap) and how many it has pruned, the most pending first, the top 20.
+   */
+  retention: operatorProcedure.query(async ({ ctx }) => {
+    const { config, storage, prisma } = ctx.services;
+    const rows = await storage.retentionOfEveryTenant(USAGE_TOP_TENANTS);
+    const own = rows.length === 0
+      ? []
+      : await prisma.tenantLimit.findMany({ where: { tenantId: { in: rows.map((r) => r.tenantId) } }, select: { tenantId: true, retentionDays: true } });
+    const days = new Map(own.map((l) => [l.tenantId, l.retentionDays]));
+    return {
+      defaultDays: config.BULKHEAD_RETENTION_DAYS,
+      tenants: rows.map((r) => ({
+        tenantId: r.tenantId, retentionDays: days.get(r.tenantId) ?? null, pending: r.pending, pendingCapped: r.pendingCapped,
+        prunedTotal: r.prunedTotal, countedAt: r.countedAt.toISOString(), lastPrunedAt: r.lastPrunedAt?.toISOString() ?? null,
+      })),
+    };
+  }),
 });

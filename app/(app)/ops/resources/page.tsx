@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { signedInCaller } from "../../../../server/web/session.ts";
 import { LedgerTable } from "./ledger-table";
+import { RetentionCard } from "./retention-card";
 import { StepSlotsCard } from "./step-slots-card";
 import { ThrottledCard } from "./throttled-card";
 import { WaitsCard } from "./waits-card";
@@ -28,13 +29,14 @@ export default async function OpsResourcesPage() {
         <h1>Resources</h1>
         <p>
           Every resource the tenants share, where its boundary is enforced and what changes it; which tenants use the most of
-          their step slots right now, which API callers were throttled lately, and which tenants waited for another bounded
-          resource.
+          their step slots right now, which API callers were throttled lately, which tenants waited for another bounded
+          resource, and which have finished instances waiting to be pruned.
         </p>
       </div>
       <StepSlotsCard />
       <ThrottledCard />
       <WaitsCard />
+      <RetentionCard />
       <section className="card" aria-labelledby="ledger-heading">
         <h2 id="ledger-heading">Resource ledger</h2>
         <p className="muted">

@@ -1,0 +1,140 @@
+// SQL for the retention pruner (engine/retention): a tenant's terminal instances older than its
+// retention are deleted with every row that belongs to them, a bounded batch per statement.
+// Claims never wait on it: it locks only terminal rows, which no claim touches, and skips any
+// row another transaction holds (a rerun, an operator's read for update).
+import type { Queryable } from "./transaction.ts";
+import type { TenantId } from "./ids.ts";
+
+/** The expired instances of a tenant: terminal, finished more than `days` ago (the index on (tenant_id, state, completed_at)). */
+const EXPIRED = `tenant_id = $1 AND state IN ('completed', 'failed', 'cancelled') AND completed_at < now() - make_interval(days => $2)`;
+
+export interface PruneResult {
+  /** Instances deleted. */
+  instances: number;
+  /** Their rows in the other tables, all together. */
+  related: number;
+}
+
+/**
+ * Which of the tenants have an expired instance: one statement for a whole backend, an index
+ * probe per tenant. `retention` is in days per tenant.
+ */
+export async function tenantsWithExpired(db: Queryable, retention: readonly { tenantId: string; days: number }[]): Promise<string[]> {
+  if (retention.length === 0) return [];
+  const { rows } = await db.query<{ tenant_id: string }>({
+    name: "retention_tenants_with_expired",
+    text: `SELECT r.tenant_id FROM unnest($1::text[], $2::int[]) AS r(tenant_id, days)
+            WHERE EXISTS (SELECT 1 FROM task_instances i
+                           WHERE i.tenant_id = r.tenant_id AND i.state IN ('completed', 'failed', 'cancelled')
+                             AND i.completed_at < now() - make_interval(days => r.days))`,
+    values: [retention.map((r) => r.tenantId), retention.map((r) => r.days)],
+  });
+  return rows.map((r) => r.tenant_id);
+}
+
+/**
+ * Deletes up to `limit` expired instances of the tenant and, in the same statement, their
+ * outputs, signals, worker tasks and attempts, checkpoints, log lines, audit entries and event
+ * dedupe rows (as a child, and as the parent of a dedupe scope).
+ */
+export async function pruneExpired(db: Queryable, tenantId: TenantId, days: number, limit: number): Promise<PruneResult> {
+  const { rows } = await db.query<{ instances: number; related: number }>({
+    name: "retention_prune",
+    text: `WITH doomed AS (
+             SELECT id FROM task_instances WHERE ${EXPIRED} LIMIT $3 FOR UPDATE SKIP LOCKED
+           ), tasks AS (
+             SELECT id FROM worker_tasks WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed)
+           ), attempts AS (
+             DELETE FROM worker_task_attempts WHERE tenant_id = $1 AND task_id IN (SELECT id FROM tasks) RETURNING 1
+           ), worker_tasks_gone AS (
+             DELETE FROM worker_tasks WHERE tenant_id = $1 AND id IN (SELECT id FROM tasks) RETURNING 1
+           ), outputs AS (
+             DELETE FROM block_outputs WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
+           ), signals_gone AS (
+             DELETE FROM signals WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
+           ), checkpoints AS (
+             DELETE FROM instance_checkpoints WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
+           ), logs AS (
+             DELETE FROM instance_logs WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
+           ), audit AS (
+             DELETE FROM instance_audit_log WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
+           ), dedupe AS (
+             DELETE FROM event_dedupe
+              WHERE tenant_id = $1
+                AND (child_instance_id IN (SELECT id FROM doomed) OR scope IN (SELECT 'parent:' || id FROM doomed))
+             RETURNING 1
+           ), instances AS (
+             DELETE FROM task_instances WHERE tenant_id = $1 AND id IN (SELECT id FROM doomed) RETURNING 1
+           )
+           SELECT (SELECT count(*) FROM instances)::int AS instances,
+                  ((SELECT count(*) FROM attempts) + (SELECT count(*) FROM worker_tasks_gone) + (SELECT count(*) FROM outputs)
+                   + (SELECT count(*) FROM signals_gone) + (SELECT count(*) FROM checkpoints) + (SELECT count(*) FROM logs)
+                   + (SELECT count(*) FROM audit) + (SELECT count(*) FROM dedupe))::int AS related`,
+    values: [tenantId, days, limit],
+  });
+  return rows[0]!;
+}
+
+/** The tenant's expired instances, counted up to `cap` (an index range, never the whole table). */
+export async function countExpired(db: Queryable, tenantId: TenantId, days: number, cap: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>({
+    name: "retention_count",
+    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM task_instances WHERE ${EXPIRED} LIMIT $3) s`,
+    values: [tenantId, days, cap],
+  });
+  return rows[0]!.n;
+}
+
+export interface RetentionStatus {
+  tenantId: string;
+  pending: number;
+  /** `pending` is the count cap: there are at least that many. */
+  pendingCapped: boolean;
+  prunedTotal: number;
+  countedAt: Date;
+  lastPrunedAt: Date | null;
+}
+
+/** What a pass found and did for the tenant: `pending` counted now (null: not counted this time), `pruned` deleted. */
+export async function recordRetention(
+  db: Queryable, tenantId: TenantId, change: { pending: number | null; capped: boolean; pruned: number },
+): Promise<void> {
+  await db.query({
+    name: "retention_record",
+    text: `INSERT INTO retention_status AS s (tenant_id, pending, pending_capped, pruned_total, counted_at, last_pruned_at)
+           VALUES ($1, greatest(coalesce($2, 0) - $4, 0), $3, $4, now(), CASE WHEN $4 > 0 THEN now() END)
+           ON CONFLICT (tenant_id) DO UPDATE SET
+             pending = greatest(coalesce($2, s.pending) - $4, 0),
+             pending_capped = CASE WHEN $2 IS NULL THEN s.pending_capped ELSE $3 END,
+             pruned_total = s.pruned_total + $4,
+             counted_at = CASE WHEN $2 IS NULL THEN s.counted_at ELSE now() END,
+             last_pruned_at = CASE WHEN $4 > 0 THEN now() ELSE s.last_pruned_at END`,
+    values: [tenantId, change.pending, change.capped, change.pruned],
+  });
+}
+
+/** Clears the pending count of tenants that have nothing expired any more (the pass found none). */
+export async function clearRetentionPending(db: Queryable, exceptTenants: readonly string[]): Promise<void> {
+  await db.query({
+    name: "retention_clear_pending",
+    text: `UPDATE retention_status SET pending = 0, pending_capped = false, counted_at = now()
+            WHERE pending > 0 AND NOT (tenant_id = ANY($1::text[]))`,
+    values: [exceptTenants],
+  });
+}
+
+/** This backend's tenants with the most pending, then the most recently pruned: at most `limit`. */
+export async function listRetentionStatus(db: Queryable, limit: number): Promise<RetentionStatus[]> {
+  const { rows } = await db.query<{
+    tenant_id: string; pending: number; pending_capped: boolean; pruned_total: string; counted_at: Date; last_pruned_at: Date | null;
+  }>({
+    name: "retention_list",
+    text: `SELECT tenant_id, pending, pending_capped, pruned_total, counted_at, last_pruned_at FROM retention_status
+            ORDER BY pending DESC, last_pruned_at DESC NULLS LAST, tenant_id LIMIT $1`,
+    values: [limit],
+  });
+  return rows.map((r) => ({
+    tenantId: r.tenant_id, pending: r.pending, pendingCapped: r.pending_capped, prunedTotal: Number(r.pruned_total),
+    countedAt: r.counted_at, lastPrunedAt: r.last_pruned_at,
+  }));
+}
