@@ -36,6 +36,10 @@ const schema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL is required (npm start sets it for the embedded database)"),
   BULKHEAD_BACKENDS: backendList,
   BULKHEAD_DEFAULT_BACKEND: z.string().regex(BACKEND_ID_PATTERN).default(PRIMARY_BACKEND),
+  /** Where `npm start` keeps its files (scripts/database.ts reads it too); the console's exports go under it. */
+  BULKHEAD_DATA_DIR: z.string().min(1).default(".data"),
+  /** Where the console's tenant exports are written, one directory per export; empty: <BULKHEAD_DATA_DIR>/exports. */
+  BULKHEAD_EXPORT_DIR: z.string().default(""),
   BULKHEAD_TICK_MS: int(100, 1),
   BULKHEAD_CLAIM_BATCH: int(256, 1),
   BULKHEAD_MAX_INSTANCES_PER_TENANT: int(0),

@@ -5,6 +5,8 @@
 // nothing of that tenant); the caller's own id is served; operator procedures do not exist for
 // anyone else.
 import { randomBytes, randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AnyProcedure } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -95,6 +97,8 @@ const CASES: Record<string, Case> = {
   "ops.limits.setBudget": { gate: "operator", input: (tenantId) => ({ tenantId, stepsPerPeriod: 0, periodSecs: 60 }) },
   "ops.limits.setRateLimit": { gate: "operator", input: (tenantId) => ({ tenantId, key: "matrix-key", maxCount: 0, windowMs: 1000 }) },
   "ops.audit.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
+  "ops.exports.start": { gate: "operator", input: (tenantId) => ({ tenantId }) },
+  "ops.exports.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "resources.ledger": { gate: "operator" },
   "resources.usage": { gate: "operator" },
   "resources.throttled": { gate: "operator" },
@@ -293,7 +297,8 @@ const RANDOM: Record<Kind, () => string> = {
 };
 
 beforeAll(async () => {
-  db = await freshDatabase();
+  // ops.exports.start, served, writes A's export: into the temporary directory, not .data.
+  db = await freshDatabase({ BULKHEAD_EXPORT_DIR: join(tmpdir(), `bulkhead-tenancy-exports-${process.pid}`) });
   tenantA = (await makeTenant(db)).id;
   tenantB = (await makeTenant(db)).id;
   adminA = await makeUser(db, { memberOf: [[tenantA, "admin"]] });

@@ -14,6 +14,7 @@ import { fairness } from "../../ops/fairness.ts";
 import { limitDefaults, PAGE_SIZE, TENANT_ORDERS, tenantPage, withFigures } from "../../ops/tenant-directory.ts";
 import { operatorProcedure, router } from "../trpc.ts";
 import { auditRouter } from "./audit.ts";
+import { opsExportsRouter } from "./ops-exports.ts";
 import { opsLimitsRouter } from "./ops-limits.ts";
 
 const tenantId = z.string().max(64);
@@ -76,6 +77,7 @@ export const opsRouter = router({
 
   limits: opsLimitsRouter,
   audit: auditRouter,
+  exports: opsExportsRouter,
 
   users: router({
     /** Ends every session of the account with this email (NOT_FOUND "user not found" when there is none), audited. */
