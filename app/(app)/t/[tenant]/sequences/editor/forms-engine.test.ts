@@ -3,11 +3,13 @@
 // engine must accept it and read back exactly what the form set.
 import { describe, expect, it } from "vitest";
 import { schemaViolation } from "../../../../../../engine/sequence/json-schema.ts";
+import { Sequence } from "../../../../../../engine/sequence/schema.ts";
 import { parseSequence } from "../../../../../../engine/sequence/validate.ts";
 import { initialValue, sequenceField, type FieldEntry } from "./form-spec.ts";
 import { addBlock, addSagaStep, newBlock, setSagaPart, setSagaStepId, updateBlock, updateSequence, type SequenceDoc } from "./model.ts";
 import { schemaOf } from "./schema-builder.ts";
 import { withField } from "./schema-fields";
+import { CLEANUP, FORM_FIELDS } from "./sequence-settings";
 
 const base = (): SequenceDoc => ({
   id: "0190f8a4-0000-7000-8000-000000000001",
@@ -57,6 +59,31 @@ describe("the editor's forms, through the engine's parser", () => {
     expect(sequence.interceptors).toEqual({ before_step: { handler: "log", params: null }, on_failure: { handler: "notify", params: "oops" } });
     // Every interceptor of A.1 has its control.
     expect(interceptors.spec.kind === "object" && interceptors.spec.fields.map((f) => f.name)).toEqual(["before_step", "after_step", "on_signal", "on_complete", "on_failure"]);
+  });
+
+  it("status from its select: the engine's own statuses, the default left out", () => {
+    const status = field("status");
+    expect(status.spec).toEqual({ kind: "enum", options: ["draft", "staging", "production", "unpublished"] });
+    expect(status.required).toBe(false);
+    expect(parseSequence(updateSequence(base(), { status: "staging" })).sequence.status).toBe("staging");
+    expect(parseSequence(base()).sequence.status).toBe("production");
+  });
+
+  it("every field of the sequence (A.1) has its place in the editor", () => {
+    const placed = new Set<string>([
+      // Filled in by the editor: a new id and created_at on save, the tenant from the page.
+      "id", "tenant_id", "created_at",
+      // The row above the canvas.
+      "name", "namespace", "version",
+      // The canvas: the main tree and the cleanup trees (tabs).
+      "blocks", ...CLEANUP.map((cleanup) => cleanup.tree),
+      // The schema builder, then the generated forms.
+      "input_schema", ...FORM_FIELDS,
+      // The version list's Deprecate.
+      "deprecated",
+    ]);
+    expect(Object.keys(Sequence.shape).filter((name) => !placed.has(name))).toEqual([]);
+    for (const name of FORM_FIELDS) expect(sequenceField(name), name).not.toBeNull();
   });
 
   it("saga steps, with an action, a compensation and a step id set in the inspector", () => {

@@ -1,7 +1,7 @@
 "use client";
 
 // The sequence's own fields (wire-format A.1) besides its name and blocks: input_schema (the
-// schema builder), sla and interceptors (forms from the engine's schema), and the cleanup trees,
+// schema builder), status, sla and interceptors (forms from the engine's schema), and the cleanup trees,
 // switched on here and edited on the canvas like the main tree.
 import { useId } from "react";
 import { sequenceField } from "./form-spec.ts";
@@ -10,7 +10,10 @@ import { SchemaBuilder } from "./schema-builder-field";
 import { Field, type FormContext } from "./schema-fields";
 import { NO_HINTS } from "./template-hints.ts";
 
-const CLEANUP: { tree: Exclude<Tree, "blocks">; when: string }[] = [
+/** The sequence's fields given a form generated from the engine's Sequence schema. */
+export const FORM_FIELDS = ["status", "sla", "interceptors"] as const;
+
+export const CLEANUP: { tree: Exclude<Tree, "blocks">; when: string }[] = [
   { tree: "on_failure", when: "runs, best effort, when an instance ends failed" },
   { tree: "on_cancel", when: "runs, best effort, when an instance ends cancelled" },
 ];
@@ -26,7 +29,7 @@ export interface SequenceSettingsProps {
 export function SequenceSettings({ doc, handlers, onChange, onShowTree }: SequenceSettingsProps) {
   const handlerList = useId();
   const context: FormContext = { hints: NO_HINTS, handlerList };
-  const fields = ["sla", "interceptors"].map(sequenceField).filter((field) => field !== null);
+  const fields = FORM_FIELDS.map(sequenceField).filter((field) => field !== null);
   return (
     <div className="seq-inspector-form" role="group" aria-label="Sequence settings">
       <datalist id={handlerList}>
