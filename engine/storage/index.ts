@@ -42,6 +42,7 @@ import { readTenantMetrics } from "./metrics.ts";
 import { listRetentionStatus, type RetentionStatus } from "./retention.ts";
 import { MoveStore } from "./move-store.ts";
 import { TenantDirectory } from "./directory-store.ts";
+import { FairnessStore } from "./fairness-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
 import { exportTenantRows, type ExportVisitor } from "./tenant-export.ts";
 import {
@@ -82,6 +83,8 @@ export type { EventLimits } from "./events.ts";
 export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { TenantActivity } from "./directory-store.ts";
+export type { BackendMinute, FleetRanking, PlacedTenant, SpanWindow, TenantMinuteLine, TenantSpans } from "./fairness-store.ts";
+export { SPAN_MINUTES, spanStartOf, type SpanMinutes } from "./metric-rollups.ts";
 export type { DirectoryRow } from "./tenant-directory.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
 export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type MigrateOutcome, type StatusOutcome } from "./sequence-versions.ts";
@@ -731,11 +734,14 @@ export class Storage {
   readonly moves: MoveStore;
   /** The operator console's tenants table: tenants a keyset page at a time, and their figures. */
   readonly directory: TenantDirectory;
+  /** The fairness page's reads of the tenant_metrics rollups. */
+  readonly fairness: FairnessStore;
 
   constructor(readonly backends: StorageBackends) {
     this.router = new TenantPartitionRouter(backends);
     this.moves = new MoveStore(backends);
     this.directory = new TenantDirectory(backends);
+    this.fairness = new FairnessStore(backends, () => this.listPlacements());
   }
 
   /** A fleet poll's registration (an operator key acting for no tenant), kept on the primary. */

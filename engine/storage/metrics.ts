@@ -1,35 +1,47 @@
 // SQL of tenant_metrics: the engine's batched writes, its backlog samples, and the reads behind
 // the operator's fairness page and the Prometheus endpoint. One row per (tenant, minute).
 import { LAG_BUCKETS_MS, type MetricRow } from "../metrics/tenant-metrics.ts";
+import { addBuckets, addKeyed, pruneMetricRollups, ROLLUP_WRITE } from "./metric-rollups.ts";
 import type { Queryable } from "./transaction.ts";
 
-/** Adds a batch of per-minute counts to the stored minutes, in one statement. */
+/**
+ * Adds a batch of per-minute counts to the stored minutes and their rollups (metric-rollups.ts),
+ * in one statement. The minutes are written in key order, so two engines' batches lock shared
+ * rows in the same order.
+ */
 export async function writeTenantMetrics(db: Queryable, rows: readonly MetricRow[]): Promise<void> {
   if (rows.length === 0) return;
+  const sorted = [...rows].sort((a, b) => (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : a.minute.getTime() - b.minute.getTime()));
   await db.query({
     name: "write_tenant_metrics",
-    text: `INSERT INTO tenant_metrics AS m (tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited, resource_waits)
-           SELECT r.tenant_id, r.minute, r.claimed, r.completed, r.failed, r.deferred,
-                  ARRAY(SELECT jsonb_array_elements_text(r.lag)::int), ARRAY(SELECT jsonb_array_elements_text(r.backlog)::int),
-                  r.steps_peak, r.steps_waited, r.resource_waits
-             FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[])
-                  AS r(tenant_id, minute, claimed, completed, failed, deferred, lag, backlog, steps_peak, steps_waited, resource_waits)
-           ON CONFLICT (tenant_id, minute) DO UPDATE SET
-             claimed = m.claimed + EXCLUDED.claimed,
-             completed = m.completed + EXCLUDED.completed,
-             failed = m.failed + EXCLUDED.failed,
-             deferred = bulkhead_add_keyed_counts(m.deferred, EXCLUDED.deferred),
-             lag_buckets = bulkhead_add_counts(m.lag_buckets, EXCLUDED.lag_buckets),
-             backlog_samples = m.backlog_samples || EXCLUDED.backlog_samples,
-             -- the peak of one engine process (several processes' peaks are not summed: each has its own slots)
-             steps_peak = GREATEST(m.steps_peak, EXCLUDED.steps_peak),
-             steps_waited = m.steps_waited + EXCLUDED.steps_waited,
-             resource_waits = bulkhead_add_keyed_counts(m.resource_waits, EXCLUDED.resource_waits)`,
+    text: `WITH input AS (
+             SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[])
+                    AS r(tenant_id, minute, claimed, completed, failed, deferred, lag, backlog, steps_peak, steps_waited, resource_waits)
+           ),
+           written AS (
+             INSERT INTO tenant_metrics AS m (tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited, resource_waits)
+             SELECT r.tenant_id, r.minute, r.claimed, r.completed, r.failed, r.deferred,
+                    ARRAY(SELECT jsonb_array_elements_text(r.lag)::int), ARRAY(SELECT jsonb_array_elements_text(r.backlog)::int),
+                    r.steps_peak, r.steps_waited, r.resource_waits
+               FROM input r ORDER BY r.tenant_id, r.minute
+             ON CONFLICT (tenant_id, minute) DO UPDATE SET
+               claimed = m.claimed + EXCLUDED.claimed,
+               completed = m.completed + EXCLUDED.completed,
+               failed = m.failed + EXCLUDED.failed,
+               deferred = ${addKeyed("m.deferred", "EXCLUDED.deferred")},
+               lag_buckets = ${addBuckets("m.lag_buckets", "EXCLUDED.lag_buckets")},
+               backlog_samples = m.backlog_samples || EXCLUDED.backlog_samples,
+               -- the peak of one engine process (several processes' peaks are not summed: each has its own slots)
+               steps_peak = GREATEST(m.steps_peak, EXCLUDED.steps_peak),
+               steps_waited = m.steps_waited + EXCLUDED.steps_waited,
+               resource_waits = ${addKeyed("m.resource_waits", "EXCLUDED.resource_waits")}
+             RETURNING m.tenant_id, m.minute, m.claimed, m.backlog_samples
+           ),${ROLLUP_WRITE}`,
     values: [
-      rows.map((r) => r.tenantId), rows.map((r) => r.minute), rows.map((r) => r.claimed), rows.map((r) => r.completed),
-      rows.map((r) => r.failed), rows.map((r) => JSON.stringify(r.deferred)), rows.map((r) => JSON.stringify(r.lagBuckets)),
-      rows.map((r) => JSON.stringify(r.backlogSamples)), rows.map((r) => r.stepsPeak), rows.map((r) => r.stepsWaited),
-      rows.map((r) => JSON.stringify(r.resourceWaits)),
+      sorted.map((r) => r.tenantId), sorted.map((r) => r.minute), sorted.map((r) => r.claimed), sorted.map((r) => r.completed),
+      sorted.map((r) => r.failed), sorted.map((r) => JSON.stringify(r.deferred)), sorted.map((r) => JSON.stringify(r.lagBuckets)),
+      sorted.map((r) => JSON.stringify(r.backlogSamples)), sorted.map((r) => r.stepsPeak), sorted.map((r) => r.stepsWaited),
+      sorted.map((r) => JSON.stringify(r.resourceWaits)),
     ],
   });
 }
@@ -75,7 +87,8 @@ export async function pruneTenantMetrics(db: Queryable, before: Date, limit = 10
     text: `DELETE FROM tenant_metrics WHERE ctid IN (SELECT ctid FROM tenant_metrics WHERE minute < $1 LIMIT $2)`,
     values: [before, limit],
   });
-  return rowCount ?? 0;
+  // Their rollups go with them.
+  return (rowCount ?? 0) + (await pruneMetricRollups(db, before, limit));
 }
 
 /**

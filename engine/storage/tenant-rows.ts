@@ -52,6 +52,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "rate_limit_windows" },
   { name: "tenant_budgets" },
   { name: "tenant_metrics" },
+  { name: "tenant_metric_spans" },
   { name: "instance_audit_log" },
   { name: "retention_status" },
 ];
