@@ -75,3 +75,25 @@ test("a session token copied before sign-out is dead after it, for pages and for
   expect((await me()).status()).toBe(401);
   await thief.close();
 });
+
+test("next-auth's own sign-out endpoint ends the session too: a copied token is dead after it", async ({ page, browser }) => {
+  await page.goto("/signin");
+  await signIn(page, "member@globex.test");
+  await expect(page).toHaveURL(/\/t\/globex$/);
+  const copied = (await page.context().cookies()).filter((c) => c.name.includes("session-token"));
+  const thief = await browser.newContext();
+  await thief.addCookies(copied);
+  const me = () => thief.request.get(`/api/trpc/account.me?input=${encodeURIComponent("{}")}`);
+  expect((await me()).status()).toBe(200);
+
+  // The door the app's Sign out does not use, posted as next-auth's client would.
+  const { csrfToken } = await (await page.request.get("/api/auth/csrf")).json();
+  const signedOut = await page.request.post("/api/auth/signout", {
+    form: { csrfToken, callbackUrl: "/signin" }, headers: { "x-auth-return-redirect": "1" },
+  });
+  expect(signedOut.status()).toBe(200);
+  expect((await me()).status()).toBe(401);
+  // next-auth's session endpoint reads only the token: it too answers "no session" now.
+  expect(await (await thief.request.get("/api/auth/session")).json()).toBeNull();
+  await thief.close();
+});

@@ -5,14 +5,21 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { signIn } from "./fixtures.ts";
 
-/** The HTML of a GET of `path`, with the path (raw and percent-encoded) replaced by a placeholder. */
-async function documentOf(request: APIRequestContext, path: string) {
-  const response = await request.get(path, { maxRedirects: 0 });
+/** Headers that differ between any two responses (time, size of a body naming the path, connection). */
+const VOLATILE = new Set(["date", "content-length", "connection", "keep-alive", "transfer-encoding"]);
+
+/**
+ * The HTML and headers of a GET of `path` (with `rsc`, the router's own request of it), the path
+ * (raw and percent-encoded) replaced by a placeholder.
+ */
+async function documentOf(request: APIRequestContext, path: string, rsc = false) {
+  const response = await request.get(path, { maxRedirects: 0, headers: rsc ? { rsc: "1" } : {} });
   const html = (await response.text()).replaceAll(path, "<path>").replaceAll(encodeURIComponent(path), "<path>");
   const segments = path.split("/").filter(Boolean);
   // The router state names the path's segments one by one as well.
   const normalized = segments.reduce((text, segment) => text.replaceAll(`"${segment}"`, '"<segment>"'), html);
-  return { status: response.status(), html: normalized };
+  const headers = Object.entries(response.headers()).filter(([name]) => !VOLATILE.has(name)).sort();
+  return { status: response.status(), headers, html: normalized };
 }
 
 const MISSING = ["/no-such-page", "/t/no-such-tenant", "/ops-not-a-page"];
@@ -22,9 +29,12 @@ test("a member's forbidden pages are the same document as a missing page", async
   const missing = await documentOf(page.request, "/no-such-page");
   expect(missing.status).toBe(404);
   expect(missing.html).toContain("Page not found");
-  for (const path of [...MISSING, "/ops", "/ops/fairness", "/ops/tenants/acme", "/t/globex", "/t/globex/settings", "/t/acme/settings"]) {
+  // Headers too: a refused page once carried x-middleware-rewrite where a missing one did not.
+  const missingRsc = await documentOf(page.request, "/no-such-page", true);
+  for (const path of [...MISSING, "/t/acme/settingz", "/t/acme/instances/a/b", "/ops", "/ops/fairness", "/ops/tenants/acme", "/t/globex", "/t/globex/settings", "/t/acme/settings"]) {
     const forbidden = await documentOf(page.request, path);
     expect({ path, ...forbidden }).toEqual({ path, ...missing });
+    expect({ path, headers: (await documentOf(page.request, path, true)).headers }).toEqual({ path, headers: missingRsc.headers });
   }
   for (const word of ["Tenants", "Backends", "Operator console", "Globex", "API keys", "Members"]) expect(missing.html).not.toContain(word);
   // The member's own pages still open, and set no cookie: a page answered after a sign-out must

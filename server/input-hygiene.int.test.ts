@@ -53,6 +53,27 @@ describe("REST", () => {
     }
   }
 
+  // A NUL can reach a path or a query percent-encoded (a lone surrogate cannot: it is not UTF-8,
+  // so it fails to decode, a 400 of its own). Each is a 400 naming the parameter, public routes too.
+  const NUL_MESSAGE = "contains a NUL (\\u0000) character";
+  const keyOf = (route: (typeof ROUTES)[number]) => (route.access === "operator" ? opKey : tenant.key);
+  const fill = (path: string, bad?: string) =>
+    path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (UUID_PARAMETERS.has(name) ? randomUUID() : name === bad ? "a%00b" : "x"));
+
+  for (const route of ROUTES) {
+    for (const [, name] of route.path.matchAll(/\{([a-z_]+)\}/g)) {
+      if (UUID_PARAMETERS.has(name!)) continue;
+      it(`${route.method} ${route.path}: a NUL in {${name}} is a 400 naming it`, async () => {
+        const reply = await call(db, route.method, fill(route.path, name), { key: keyOf(route) });
+        expect({ status: reply.status, body: reply.json() }).toEqual({ status: 400, body: { error: `invalid argument: ${name}: ${NUL_MESSAGE}` } });
+      });
+    }
+    it(`${route.method} ${route.path}: a NUL in a query value is a 400 naming it`, async () => {
+      const reply = await call(db, route.method, `${fill(route.path)}?namespace=a%00b`, { key: keyOf(route) });
+      expect({ status: reply.status, body: reply.json() }).toEqual({ status: 400, body: { error: `invalid argument: namespace: ${NUL_MESSAGE}` } });
+    });
+  }
+
   it("a sequence name, instance context and idempotency key with bad text are refused, and nothing is written", async () => {
     const before = await instanceCount();
     const named = await call(db, "POST", "/sequences", { key: tenant.key, body: { ...sequenceJson(tenant.id), name: "a\ud800b" } });

@@ -26,6 +26,15 @@ describe("sign-in with email and password", () => {
     expect({ code: unknown.code, message: unknown.message }).toEqual({ code: wrong.code, message: wrong.message });
   });
 
+  it("answers an email with a NUL or a lone surrogate as a wrong password, and counts it against the address", async () => {
+    const user = await makeUser(db);
+    for (const email of ["a\u0000b@example.test", "\u0000", `${user.email}\ud800`]) {
+      await expect(signIn(email, PASSWORD, "203.0.113.77")).rejects.toMatchObject({ code: "unauthorized", message: "wrong email or password" });
+    }
+    const { rows } = await db.sql.query("SELECT key, failures FROM sign_in_throttles WHERE key = 'ip:203.0.113.77'");
+    expect(rows).toEqual([{ key: "ip:203.0.113.77", failures: 3 }]);
+  });
+
   it("stores passwords as bcrypt hashes", async () => {
     const user = await makeUser(db);
     const { rows } = await db.sql.query("SELECT password_hash FROM users WHERE id = $1", [user.id]);

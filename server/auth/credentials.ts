@@ -1,4 +1,5 @@
 // Email + password sign-in, rate limited per account and per client address.
+import { unstorableText } from "../../engine/text-hygiene.ts";
 import { AppError } from "../../engine/errors.ts";
 import type { Prisma } from "../db/prisma.ts";
 import { verifyPassword } from "./password.ts";
@@ -20,7 +21,9 @@ export async function authenticateCredentials(
   prisma: Prisma,
   input: { email: string; password: string; ip: string | null },
 ): Promise<SignedInUser> {
-  const email = input.email.trim().toLowerCase().slice(0, 254);
+  // Text no account can have (NUL, a lone surrogate) is no account: a wrong password, counted
+  // against the address only, and never sent to the database.
+  const email = unstorableText(input.email) ? "" : input.email.trim().toLowerCase().slice(0, 254);
   const keys = throttleKeys(email, input.ip);
   if (await isThrottled(prisma, keys)) throw new AppError("rate_limited", "too many failed sign-ins");
   const user = email ? await prisma.user.findUnique({ where: { email } }) : null;

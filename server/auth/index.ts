@@ -7,7 +7,7 @@ import { isAppError } from "../../engine/errors.ts";
 import { services } from "../services.ts";
 import { clientAddress, parseTrustedProxies } from "../web/client-address.ts";
 import { authenticateCredentials, type SignedInUser } from "./credentials.ts";
-import { startSession } from "./sessions.ts";
+import { endSession, startSession } from "./sessions.ts";
 
 declare module "next-auth" {
   interface Session {
@@ -54,6 +54,14 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       },
     }),
   ],
+  events: {
+    // next-auth's own POST /api/auth/signout only clears the cookie: end the session row too, so
+    // a copy of the token dies with it, as after the app's Sign out.
+    async signOut(message) {
+      const sid = "token" in message ? message.token?.sid : undefined;
+      if (typeof sid === "string") await endSession(services().prisma, sid);
+    },
+  },
   callbacks: {
     // At sign-in (`user` is what authorize returned) the session gets its revocable row, made
     // only while the password just checked is still the user's; without one the token names no

@@ -7,21 +7,27 @@ import { UUID_PATTERN } from "../../engine/model.ts";
 import { createLogger } from "../../engine/logger.ts";
 import { decodeChangeCursor, type TenantStore } from "../../engine/storage/index.ts";
 import { auth } from "../auth/index.ts";
-import { identityOf, readSessionUser } from "../auth/sessions.ts";
+import { identityOf, readSessionUser, type SessionIdentity } from "../auth/sessions.ts";
 import { roleIn } from "../control/users.ts";
 import { services } from "../services.ts";
 import { pollMsOf } from "./instance-stream.ts";
+import { stillMember, whileSessionHolds } from "./session-watch.ts";
 import { openChangeNotices, openInstanceStream } from "./streams.ts";
 
 const log = createLogger("web", process.env.BULKHEAD_LOG_LEVEL ?? "info");
 
 const notFound = () => Response.json({ error: "not found" }, { status: 404 });
 
-/** The store of the tenant in the path, for a signed-in member of it; null for everyone else. */
-async function memberStore(tenant: string): Promise<TenantStore | null> {
-  const user = await readSessionUser(services().prisma, identityOf(await auth()));
+/**
+ * The store of the tenant in the path, for a signed-in member of it, and the signal the stream
+ * runs under: the request's, ended too once the session or the membership ends. Null for everyone else.
+ */
+async function memberStore(request: Request, tenant: string): Promise<{ store: TenantStore; signal: AbortSignal } | null> {
+  const identity: SessionIdentity | null = identityOf(await auth());
+  const user = await readSessionUser(services().prisma, identity);
   if (!user || !(await roleIn(services().prisma, tenant, user.id))) return null;
-  return services().storage.tenant(tenant);
+  const store = await services().storage.tenant(tenant);
+  return { store, signal: whileSessionHolds(request.signal, () => stillMember(services().prisma, identity, tenant)) };
 }
 
 /** Opens a stream with `open`, answering its refusals as the REST routes do and "none of yours" as 404. */
@@ -41,10 +47,10 @@ export function openLiveForSession(request: Request, params: Promise<{ tenant: s
   return answer(async () => {
     const { tenant, id } = await params;
     if (!UUID_PATTERN.test(id)) return null;
-    const store = await memberStore(tenant);
-    if (!store || !(await store.pollLive(id.toLowerCase(), null, 0))) return null;
-    return openInstanceStream(services(), tenant, store, id.toLowerCase(), {
-      pollMs: pollMsOf(new URL(request.url).searchParams.get("poll_ms")), signal: request.signal, log,
+    const member = await memberStore(request, tenant);
+    if (!member || !(await member.store.pollLive(id.toLowerCase(), null, 0))) return null;
+    return openInstanceStream(services(), tenant, member.store, id.toLowerCase(), {
+      pollMs: pollMsOf(new URL(request.url).searchParams.get("poll_ms")), signal: member.signal, log,
       lastEventId: request.headers.get("last-event-id"),
     });
   });
@@ -54,9 +60,9 @@ export function openLiveForSession(request: Request, params: Promise<{ tenant: s
 export function openChangeNoticesForSession(request: Request, params: Promise<{ tenant: string }>): Promise<Response> {
   return answer(async () => {
     const { tenant } = await params;
-    const store = await memberStore(tenant);
-    if (!store) return null;
+    const member = await memberStore(request, tenant);
+    if (!member) return null;
     const resume = request.headers.get("last-event-id");
-    return openChangeNotices(services(), tenant, store, { after: resume ? decodeChangeCursor(resume) : null, signal: request.signal, log });
+    return openChangeNotices(services(), tenant, member.store, { after: resume ? decodeChangeCursor(resume) : null, signal: member.signal, log });
   });
 }

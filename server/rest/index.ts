@@ -1,11 +1,11 @@
 // The REST v1 dispatcher: one request in, one response out, in the order a request meets it:
-// route → API key (401) → request rate (429) → path parameters (400) → body (415/413/400/422)
+// route → API key (401) → request rate (429) → path parameters and query text (400) → body (415/413/400/422)
 // → acting tenant (404) → handler. Every error, whatever its origin, is answered once, by
 // errorResponse. The request rate is the key's token bucket for the tenant it acts for
 // (server/request-rate.ts): a tenant key's is known once the key is, so an over-limit tenant key
 // is refused before its body is read; an operator key's is taken once the tenant it names is
 // known (no tenant: the key's own bucket), before the tenant's store is routed.
-import { isAppError, notFound, type AppError } from "../../engine/errors.ts";
+import { AppError, isAppError, notFound } from "../../engine/errors.ts";
 import { createLogger, type Logger } from "../../engine/logger.ts";
 import { UUID_PATTERN } from "../../engine/model.ts";
 import { tenantMoving, type TenantStore } from "../../engine/storage/index.ts";
@@ -13,6 +13,7 @@ import type { Services } from "../services.ts";
 import { admitRequest, retryAfterOf } from "../request-rate.ts";
 import { actingTenant, authenticate, keyActor, namedTenants, type Principal } from "./auth.ts";
 import { readJson } from "./body.ts";
+import { describeTextProblem, unstorableText } from "../../engine/text-hygiene.ts";
 import { errorResponse, Rejection } from "./http.ts";
 import { isWrite, routeNotFound, type Route } from "./route.ts";
 import { ROUTES } from "./routes.ts";
@@ -75,6 +76,17 @@ function decodeParams(raw: Record<string, string>): Record<string, string> {
   return params;
 }
 
+/**
+ * Path parameters and query values PostgreSQL could not store (NUL, a lone surrogate) are a 400
+ * naming the parameter, before any handler sends one to the database (where it would be a 500).
+ */
+function checkText(params: Record<string, string>, url: URL): void {
+  for (const [name, value] of [...Object.entries(params), ...url.searchParams]) {
+    const problem = unstorableText(value, name);
+    if (problem) throw new AppError("invalid_argument", describeTextProblem(problem));
+  }
+}
+
 /** Whether the request carries a body at all: a content type, or bytes announced. */
 function hasBody(request: Request): boolean {
   const length = request.headers.get("content-length");
@@ -115,7 +127,9 @@ export async function handleRest(request: Request, services: Services): Promise<
     const { route } = matched;
     const base = { request, url, services, log };
     if (route.access === "public") {
-      return await route.handle({ ...base, params: decodeParams(matched.params), body: undefined, principal: null, store: null });
+      const params = decodeParams(matched.params);
+      checkText(params, url);
+      return await route.handle({ ...base, params, body: undefined, principal: null, store: null });
     }
 
     const principal = await authenticate(services.prisma, request);
@@ -124,6 +138,7 @@ export async function handleRest(request: Request, services: Services): Promise<
     // A tenant key acts for its own tenant only, and an operator key on an operator route for none.
     if (principal.tenantId !== null || route.access !== "tenant") await admitKey(services, principal, principal.tenantId);
     const params = decodeParams(matched.params);
+    checkText(params, url);
     const body = route.body ? route.body.parse(route.body.optional && !hasBody(request) ? {} : await readJson(request)) : undefined;
     const store =
       route.access === "tenant"

@@ -44,7 +44,9 @@ describe("decidePage", () => {
   const expectations: [path: () => string, answers: Record<string, string>][] = [
     [() => "/signin", { "signed out": "render", member: "render", "ended session": "render" }],
     [() => "/", { "signed out": "sign-in", member: "render", admin: "render", operator: "render", "ended session": "sign-in" }],
-    [() => "/no-such-page", { "signed out": "sign-in", member: "render", "ended session": "sign-in" }],
+    // A path that is no page is refused like a forbidden one, so the two answer alike.
+    [() => "/no-such-page", { "signed out": "sign-in", member: "not-found", operator: "not-found", "ended session": "sign-in" }],
+    [() => `/t/${tenant}/settingz`, { "signed out": "sign-in", member: "not-found", admin: "not-found" }],
     [() => "/ops", { "signed out": "sign-in", member: "not-found", admin: "not-found", operator: "render", "ended session": "sign-in" }],
     [() => `/t/${tenant}`, { "signed out": "sign-in", member: "render", admin: "render", operator: "not-found", "ended session": "sign-in" }],
     [() => `/t/${tenant}/settings`, { member: "not-found", admin: "render", operator: "not-found" }],
