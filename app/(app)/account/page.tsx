@@ -36,7 +36,7 @@ export default async function AccountPage() {
               <ul className="account-tenants">
                 {me.tenants.map((t) => (
                   <li key={t.id}>
-                    <Link href={`/t/${t.id}`}>{t.name}</Link> <span className="badge">{t.role}</span>
+                    <Link prefetch={false} href={`/t/${t.id}`}>{t.name}</Link> <span className="badge">{t.role}</span>
                   </li>
                 ))}
               </ul>

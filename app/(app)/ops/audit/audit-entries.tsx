@@ -52,7 +52,7 @@ export function AuditEntries({ label, entries, showTenant = true, busy = false }
               {showTenant && (
                 <td>
                   {e.tenantId ? (
-                    <Link href={`/ops/tenants/${e.tenantId}`}><code>{e.tenantId}</code></Link>
+                    <Link prefetch={false} href={`/ops/tenants/${e.tenantId}`}><code>{e.tenantId}</code></Link>
                   ) : (
                     <span className="muted">platform</span>
                   )}

@@ -99,7 +99,7 @@ function TenantRow({
   return (
     <tr data-at-limit={use.atLimit}>
       <td>
-        <Link href={`/ops/tenants/${use.tenantId}`} title={`Limits and activity of ${use.tenantId}`}><code>{use.tenantId}</code></Link>
+        <Link prefetch={false} href={`/ops/tenants/${use.tenantId}`} title={`Limits and activity of ${use.tenantId}`}><code>{use.tenantId}</code></Link>
       </td>
       <td>
         <span className="step-peak">

@@ -86,7 +86,7 @@ function CallerRow({ caller }: { caller: Caller }) {
         {caller.tenantId === null ? (
           <span className="muted">platform</span>
         ) : (
-          <Link href={`/ops/tenants/${caller.tenantId}`} title={`Limits and activity of ${caller.tenantId}`}><code>{caller.tenantId}</code></Link>
+          <Link prefetch={false} href={`/ops/tenants/${caller.tenantId}`} title={`Limits and activity of ${caller.tenantId}`}><code>{caller.tenantId}</code></Link>
         )}
       </th>
       {/* A key is known by its prefix, as on the settings page. */}

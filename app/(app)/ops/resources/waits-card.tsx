@@ -74,7 +74,7 @@ function WaitRow({ wait }: { wait: Wait }) {
     <tr data-resource={wait.resourceId} data-at-limit={wait.atLimit}>
       <th scope="row" className={styles.resourceName}>{wait.resource}</th>
       <td>
-        <Link href={`/ops/tenants/${wait.tenantId}`} title={`Limits and activity of ${wait.tenantId}`}><code>{wait.tenantId}</code></Link>
+        <Link prefetch={false} href={`/ops/tenants/${wait.tenantId}`} title={`Limits and activity of ${wait.tenantId}`}><code>{wait.tenantId}</code></Link>
       </td>
       <td><strong>{wait.waits.toLocaleString()}</strong></td>
       <td className={styles.wrap}>

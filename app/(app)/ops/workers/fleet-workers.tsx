@@ -46,7 +46,7 @@ export function FleetWorkers() {
                     {worker.tenantId === "" ? (
                       <span className="badge badge-accent" title="an operator key polling for no tenant: every tenant's tasks">fleet</span>
                     ) : (
-                      <Link href={`/ops/tenants/${encodeURIComponent(worker.tenantId)}`}><code>{worker.tenantId}</code></Link>
+                      <Link prefetch={false} href={`/ops/tenants/${encodeURIComponent(worker.tenantId)}`}><code>{worker.tenantId}</code></Link>
                     )}
                   </td>
                   <WorkerCells worker={worker} aliveWithinSecs={aliveWithinSecs} />

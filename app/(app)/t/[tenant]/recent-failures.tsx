@@ -31,7 +31,7 @@ export function RecentFailures({ tenantId }: { tenantId: string }) {
           {failures.data.map((f) => (
             <tr key={f.id}>
               <td>
-                <Link href={`/t/${tenantId}/instances/${f.id}`} title={f.id}>
+                <Link prefetch={false} href={`/t/${tenantId}/instances/${f.id}`} title={f.id}>
                   <ShortId id={f.id} />
                   <span className="visually-hidden"> (open instance)</span>
                 </Link>

@@ -29,7 +29,7 @@ export function SequenceList({ tenantId }: { tenantId: string }) {
           {sequences.data.map((s) => (
             <tr key={s.id}>
               <td>
-                <Link href={`/t/${tenantId}/sequences/${s.id}`}>{s.name}</Link>
+                <Link prefetch={false} href={`/t/${tenantId}/sequences/${s.id}`}>{s.name}</Link>
               </td>
               <td>{s.namespace}</td>
               <td>v{s.version}</td>

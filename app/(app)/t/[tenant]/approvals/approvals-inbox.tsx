@@ -60,7 +60,7 @@ export function ApprovalsInbox({ tenantId }: { tenantId: string }) {
               </div>
               <p className={`muted ${styles.facts}`}>
                 Instance{" "}
-                <Link href={`/t/${tenantId}/instances/${item.instanceId}`} title={item.instanceId}>
+                <Link prefetch={false} href={`/t/${tenantId}/instances/${item.instanceId}`} title={item.instanceId}>
                   <ShortId id={item.instanceId} />
                   <span className="visually-hidden"> (open instance)</span>
                 </Link>

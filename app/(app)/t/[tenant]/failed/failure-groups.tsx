@@ -64,7 +64,7 @@ export function FailureGroups({ tenantId, canRetry }: { tenantId: string; canRet
                   <p className="failure-message">{group.sampleMessage ?? "failed (no error recorded)"}</p>
                   <p className="muted">
                     {group.sampleBlock && <>step <code>{group.sampleBlock}</code> · </>}
-                    latest: <Link href={`/t/${tenantId}/instances/${group.sampleInstanceId}`}><ShortId id={group.sampleInstanceId} /></Link>
+                    latest: <Link prefetch={false} href={`/t/${tenantId}/instances/${group.sampleInstanceId}`}><ShortId id={group.sampleInstanceId} /></Link>
                   </p>
                 </td>
                 <td><Time iso={group.latestAt} /></td>

@@ -191,7 +191,7 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
             <span>
               Instance <ShortId id={exact.id} /> has this id.
             </span>
-            <Link className="btn btn-small" href={`/t/${tenantId}/instances/${exact.id}`}>
+            <Link prefetch={false} className="btn btn-small" href={`/t/${tenantId}/instances/${exact.id}`}>
               Open instance
             </Link>
           </p>
@@ -227,7 +227,7 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
                   {items.map((item) => (
                     <tr key={item.id}>
                       <td>
-                        <Link href={`/t/${tenantId}/instances/${item.id}`} title={item.id}>
+                        <Link prefetch={false} href={`/t/${tenantId}/instances/${item.id}`} title={item.id}>
                           <ShortId id={item.id} />
                           <span className="visually-hidden"> (open instance)</span>
                         </Link>

@@ -107,7 +107,7 @@ function ScheduleCard({
         <div>
           <strong>{words ?? schedule.cronExpr}</strong>
           <div className="muted">
-            <code>{schedule.cronExpr}</code> in {schedule.timezone} · <Link href={`/t/${tenantId}/sequences/${schedule.sequenceId}`}>{sequenceName}</Link>
+            <code>{schedule.cronExpr}</code> in {schedule.timezone} · <Link prefetch={false} href={`/t/${tenantId}/sequences/${schedule.sequenceId}`}>{sequenceName}</Link>
           </div>
         </div>
         <span className={schedule.enabled ? "badge badge-ok" : "badge"}>{schedule.enabled ? "enabled" : "disabled"}</span>
@@ -143,7 +143,7 @@ function ScheduleCard({
           {schedule.latestRuns.map((run, index) => (
             <span key={run.id}>
               {index > 0 && ", "}
-              <Link href={`/t/${tenantId}/instances/${run.id}`}>{run.id.slice(0, 8)}</Link> <span className="badge">{run.state}</span>
+              <Link prefetch={false} href={`/t/${tenantId}/instances/${run.id}`}>{run.id.slice(0, 8)}</Link> <span className="badge">{run.state}</span>
             </span>
           ))}
         </p>

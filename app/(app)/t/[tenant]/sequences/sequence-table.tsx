@@ -54,7 +54,7 @@ export function SequenceTable({ tenantId }: { tenantId: string }) {
                     {versions.map((v, index) => (
                       <span key={v.id}>
                         {index > 0 && ", "}
-                        <Link href={`/t/${tenantId}/sequences/${v.id}`} aria-label={`${latest.name} version ${v.version}`}>
+                        <Link prefetch={false} href={`/t/${tenantId}/sequences/${v.id}`} aria-label={`${latest.name} version ${v.version}`}>
                           v{v.version}
                         </Link>
                       </span>
@@ -70,7 +70,7 @@ export function SequenceTable({ tenantId }: { tenantId: string }) {
                     >
                       Run
                     </button>{" "}
-                    <Link className="btn btn-small" href={`/t/${tenantId}/sequences/${latest.id}`} aria-label={`Edit ${latest.name}`}>
+                    <Link prefetch={false} className="btn btn-small" href={`/t/${tenantId}/sequences/${latest.id}`} aria-label={`Edit ${latest.name}`}>
                       Edit
                     </Link>
                   </td>

@@ -66,7 +66,7 @@ export function SendTestForm({ tenantId, slug }: { tenantId: string; slug: strin
         {send.data && !send.isPending && (
           <span className="status-line" role="status">
             Started{" "}
-            <Link href={instanceHref(tenantId, send.data.instanceId)}>
+            <Link prefetch={false} href={instanceHref(tenantId, send.data.instanceId)}>
               instance <code>{shortId(send.data.instanceId)}</code>
             </Link>{" "}
             of {send.data.sequenceName}.
@@ -116,7 +116,7 @@ export function Deliveries({ tenantId, slug }: { tenantId: string; slug: string 
                 <td>{d.outcome}</td>
                 <td>
                   {d.instanceId ? (
-                    <Link href={instanceHref(tenantId, d.instanceId)} title={d.instanceId}>
+                    <Link prefetch={false} href={instanceHref(tenantId, d.instanceId)} title={d.instanceId}>
                       <code>{shortId(d.instanceId)}</code>
                     </Link>
                   ) : (

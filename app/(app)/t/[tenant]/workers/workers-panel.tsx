@@ -186,7 +186,7 @@ function ClaimedTasks({ tenantId }: { tenantId: string }) {
               {claimed.data.tasks.map((task) => (
                 <tr key={task.id}>
                   <td title={`task ${task.id}`}>
-                    <Link href={`/t/${tenantId}/instances/${task.instanceId}`} title={task.instanceId}>
+                    <Link prefetch={false} href={`/t/${tenantId}/instances/${task.instanceId}`} title={task.instanceId}>
                       <ShortId id={task.instanceId} />
                       <span className="visually-hidden"> (open instance)</span>
                     </Link>

@@ -55,7 +55,7 @@ export default async function SequencePage({ params, searchParams }: { params: P
           {versions.map((v, index) => (
             <span key={v.id}>
               {index > 0 && ", "}
-              {v.id === sequence.id ? <strong>v{v.version}</strong> : <Link href={`/t/${tenant}/sequences/${v.id}`}>v{v.version}</Link>}
+              {v.id === sequence.id ? <strong>v{v.version}</strong> : <Link prefetch={false} href={`/t/${tenant}/sequences/${v.id}`}>v{v.version}</Link>}
             </span>
           ))}
         </p>

@@ -55,7 +55,7 @@ export function Versions({ tenantId, sequenceId }: { tenantId: string; sequenceI
             {list.map((v) => (
               <tr key={v.id} aria-current={v.id === sequenceId ? "page" : undefined}>
                 <td>
-                  {v.id === sequenceId ? <strong>v{v.version}</strong> : <Link href={`/t/${tenantId}/sequences/${v.id}`}>v{v.version}</Link>}
+                  {v.id === sequenceId ? <strong>v{v.version}</strong> : <Link prefetch={false} href={`/t/${tenantId}/sequences/${v.id}`}>v{v.version}</Link>}
                   {v.deprecated && <span className="badge badge-warn"> deprecated</span>}
                 </td>
                 <td>{v.status}</td>
