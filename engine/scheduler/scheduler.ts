@@ -407,6 +407,8 @@ export class Scheduler {
       await this.pruneMetrics();
       // The overview's instance counts are deltas until merged (engine/storage/instance-counts.ts).
       await this.store.mergeInstanceCounts();
+      // And the console's per-tenant hour moves on once a minute (engine/storage/tenant-activity.ts).
+      await this.store.advanceTenantActivity(this.now());
       if (reaped > 0) this.deps.log.info({ backend_id: this.deps.backend.id, reaped }, "returned instances with expired leases");
     } catch (error) {
       this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "reaper failed");

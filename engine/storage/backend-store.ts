@@ -15,6 +15,7 @@ import { asTenantId, type TenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
 import { pruneEventMinutes } from "./events.ts";
 import { mergeInstanceCounts } from "./instance-counts.ts";
+import { advanceTenantActivity } from "./tenant-activity.ts";
 import { dueBacklog, pruneTenantMetrics, writeTenantMetrics } from "./metrics.ts";
 import { clearRetentionPending, countExpired, pruneExpired, recordRetention, tenantsWithExpired } from "./retention.ts";
 import { RunStore } from "./run-store.ts";
@@ -118,6 +119,13 @@ export class BackendStore {
 
   pruneTenantMetrics(before: Date) {
     return pruneTenantMetrics(this.backend.pool, before);
+  }
+
+  /** Moves every tenant's hour (tenant_activity_hour) on to the one ending at `now`, a batch at a time. */
+  async advanceTenantActivity(now: Date) {
+    let moved = 0;
+    for (let batch = await advanceTenantActivity(this.backend.pool, now); batch > 0; batch = await advanceTenantActivity(this.backend.pool, now)) moved += batch;
+    return moved;
   }
 
   /** Folds the deltas of tenant_instance_counts into one row per tenant and state. */

@@ -5,7 +5,8 @@
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import type { StorageBackends } from "./backends.ts";
 import { countOpenBreakersOf } from "./breakers.ts";
-import { readTenantMetricsOf, sumTenantActivity } from "./metrics.ts";
+import { readTenantMetricsOf } from "./metrics.ts";
+import { readTenantActivity } from "./tenant-activity.ts";
 import {
   countDirectory, directoryRowsOf, listDirectoryPage, matchingPlacementsOf, type DirectoryQuery, type DirectoryRow,
 } from "./tenant-directory.ts";
@@ -43,14 +44,15 @@ export class TenantDirectory {
   }
 
   /**
-   * Every tenant's claims and lag histogram over [from, to), from every registered backend, each
-   * row with the backend it came from: the caller keeps a row only where its tenant is placed now
-   * (a move leaves a copy of its minutes behind).
+   * Every tenant's claims and lag histogram over the hour from `from` on, from every registered
+   * backend's one row per tenant (tenant_activity_hour), each with the backend it came from: the
+   * caller keeps a row only where its tenant is placed now (a move leaves a copy of its minutes
+   * behind until cleanup).
    */
-  async activityOfEveryTenant(from: Date, to: Date): Promise<TenantActivity[]> {
+  async activityOfEveryTenant(from: Date): Promise<TenantActivity[]> {
     const perBackend = await Promise.all(
       this.backends.ids().map(async (backendId) =>
-        (await sumTenantActivity(this.backends.get(backendId).pool, from, to)).map((row) => ({ ...row, backendId })),
+        (await readTenantActivity(this.backends.get(backendId).pool, from)).map((row) => ({ ...row, backendId })),
       ),
     );
     return perBackend.flat();

@@ -12,8 +12,8 @@ interface TenantTable {
    */
   generated?: string;
   /**
-   * Kept by triggers on the tables before it in the list (counts of their rows): not copied and
-   * not compared, since the copy's inserts write it again on the target; deleted after them.
+   * Kept by triggers on a table before it in the list (sums of its rows): not copied and not
+   * compared, since the copy's inserts write it again on the target; deleted after that table.
    */
   derived?: true;
 }
@@ -52,6 +52,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
   { name: "rate_limit_windows" },
   { name: "tenant_budgets" },
   { name: "tenant_metrics" },
+  { name: "tenant_activity_hour", derived: true },
   { name: "tenant_metric_spans" },
   { name: "instance_audit_log" },
   { name: "retention_status" },

@@ -4,10 +4,11 @@
 // its Open breakers, its own limits and the ledger limits it reached.
 //
 // Name and slug orders are keyset pages of one indexed statement (engine/storage/tenant-directory.ts).
-// Claims and lag are not columns of the tenants table: they are summed from the minutes on each
-// backend. Those orders list first the tenants with a figure (claims, or a lag, in the hour),
-// highest first, from that sum (kept for RANKING_TTL_MS, so paging and typing do not sum the
-// hour again each time), then every other tenant in slug order, as a keyset page of the same
+// Claims and lag are not columns of the tenants table: each backend keeps them per tenant for the
+// last hour (tenant_activity_hour, engine/storage/tenant-activity.ts: one row per tenant, not its
+// 60 minutes). Those orders list first the tenants with a figure (claims, or a lag, in the hour),
+// highest first, from those rows (kept for RANKING_TTL_MS, so paging and typing do not read
+// them again each time), then every other tenant in slug order, as a keyset page of the same
 // statement that leaves the ranked ones out. Either way a cursor is a position (value, slug),
 // never an offset.
 import { z } from "zod";
@@ -73,12 +74,11 @@ const bySlug = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const rankings = new WeakMap<Storage, { at: number; activity: Promise<TenantActivity[]> }>();
 
-/** Every tenant's claims and lag of the hour, from every backend, summed at most every RANKING_TTL_MS. */
+/** Every tenant's claims and lag of the hour, from every backend's per-tenant row, read at most every RANKING_TTL_MS. */
 function hourOfEveryTenant(storage: Storage, now: number): Promise<TenantActivity[]> {
   const cached = rankings.get(storage);
   if (cached && now - cached.at < RANKING_TTL_MS) return cached.activity;
-  const { from, to } = activityWindow(now);
-  const activity = storage.directory.activityOfEveryTenant(from, to);
+  const activity = storage.directory.activityOfEveryTenant(activityWindow(now).from);
   rankings.set(storage, { at: now, activity });
   // A failed sum is not kept: the next page asks again.
   activity.catch(() => rankings.get(storage)?.activity === activity && rankings.delete(storage));

@@ -1,0 +1,133 @@
+// The console's per-tenant hour (tenant_activity_hour): after the engine's writes of minutes (new
+// and added to), as minutes leave the hour before and after a row is moved on, with writers and
+// advances racing, and after a move's copy, it reads exactly what summing the hour's minutes
+// gives (sumTenantActivity, the statement it replaces), from one row per tenant.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explainAnalyze, rowsRead, scansOf } from "../../test/explain.ts";
+import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { makeTenant } from "../../test/factories.ts";
+import { LAG_BUCKETS_MS, type MetricRow } from "../metrics/tenant-metrics.ts";
+import { asTenantId } from "./ids.ts";
+import { sumTenantActivity, writeTenantMetrics } from "./metrics.ts";
+import { activityWindowFrom, advanceTenantActivity, READ_TENANT_ACTIVITY, readTenantActivity } from "./tenant-activity.ts";
+import { copyTenantRows } from "./tenant-rows.ts";
+
+let db: TestDatabase;
+let other: TestDatabase;
+beforeAll(async () => {
+  [db, other] = await Promise.all([freshDatabase(), freshDatabase()]);
+});
+afterAll(() => Promise.all([db.drop(), other.drop()]));
+
+const MINUTE = 60_000;
+const minuteOf = (t: number) => new Date(t - (t % MINUTE));
+
+function minute(tenantId: string, at: number, claimed: number, lagBucket = 0): MetricRow {
+  const lagBuckets = new Array<number>(LAG_BUCKETS_MS.length + 1).fill(0);
+  lagBuckets[lagBucket] = claimed;
+  return {
+    tenantId, minute: minuteOf(at), claimed, completed: claimed, failed: 0, deferred: {}, lagBuckets, backlogSamples: [1],
+    stepsPeak: 1, stepsWaited: 0, resourceWaits: {},
+  };
+}
+
+/** Both readings of the hour from `from`, by tenant, for these tenants only. */
+async function bothReadings(on: TestDatabase, tenants: readonly string[], from: Date) {
+  const pick = (rows: { tenantId: string; claimed: number; lagBuckets: number[] }[]) =>
+    Object.fromEntries(rows.filter((r) => tenants.includes(r.tenantId) && (r.claimed > 0 || r.lagBuckets.some((n) => n > 0)))
+      .map((r) => [r.tenantId, { claimed: r.claimed, lagBuckets: r.lagBuckets }]));
+  const to = new Date(Date.now() + 3 * MINUTE);
+  return { kept: pick(await readTenantActivity(on.sql, from)), summed: pick(await sumTenantActivity(on.sql, from, to)) };
+}
+
+async function expectSameHour(on: TestDatabase, tenants: readonly string[], from: Date) {
+  const { kept, summed } = await bothReadings(on, tenants, from);
+  expect(kept).toEqual(summed);
+  return kept;
+}
+
+describe("tenant_activity_hour", () => {
+  it("reads what summing the hour's minutes gives, written new and added to, edges of the hour included", async () => {
+    const [a, b, c] = [(await makeTenant(db)).id, (await makeTenant(db)).id, (await makeTenant(db)).id];
+    const now = Date.now();
+    const from = activityWindowFrom(now);
+    await writeTenantMetrics(db.sql, [
+      minute(a, from.getTime() - MINUTE, 50), // left the hour
+      minute(a, from.getTime(), 7, 3), // its first minute
+      minute(a, now - 30 * MINUTE, 5),
+      minute(a, now, 2),
+      minute(b, from.getTime() - 5 * MINUTE, 9), // only before the hour: no figure
+      minute(c, now, 4, 8),
+    ]);
+    // The same minutes again, as a second engine adds to them.
+    await writeTenantMetrics(db.sql, [minute(a, now, 3, 1), minute(c, now, 1, 8)]);
+    const hour = await expectSameHour(db, [a, b, c], from);
+    expect(Object.keys(hour).sort()).toEqual([a, c].sort());
+    expect(hour[a]!.claimed).toBe(17);
+    expect(hour[c]!.lagBuckets[8]).toBe(5);
+  });
+
+  it("takes out the minutes that left the hour, before the row is moved on and after", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const now = Date.now();
+    const from = activityWindowFrom(now);
+    await writeTenantMetrics(db.sql, [
+      minute(tenant, from.getTime(), 10, 2), minute(tenant, from.getTime() + 10 * MINUTE, 20, 4), minute(tenant, now, 1),
+    ]);
+    // Read 11 minutes later: the first two minutes have left the hour.
+    const later = now + 11 * MINUTE;
+    const laterFrom = activityWindowFrom(later);
+    expect((await expectSameHour(db, [tenant], laterFrom))[tenant]!.claimed).toBe(1);
+    expect(await advanceTenantActivity(db.sql, new Date(later))).toBeGreaterThanOrEqual(1);
+    const { rows } = await db.sql.query("SELECT window_from FROM tenant_activity_hour WHERE tenant_id = $1", [tenant]);
+    expect(rows[0].window_from).toEqual(laterFrom);
+    expect((await expectSameHour(db, [tenant], laterFrom))[tenant]!.claimed).toBe(1);
+    // Moved on, the row is read as it is: no minute is read.
+    const plan = await explainAnalyze(db.sql, READ_TENANT_ACTIVITY, [laterFrom]);
+    expect(rowsRead(scansOf(plan, "tenant_metrics"))).toBe(0);
+  });
+
+  it("stays exact while engines write the same minutes and move rows on at once", async () => {
+    const tenants = [(await makeTenant(db)).id, (await makeTenant(db)).id];
+    const from = activityWindowFrom(Date.now());
+    const writers = Array.from({ length: 6 }, async (_, w) => {
+      for (let i = 0; i < 15; i++) {
+        await writeTenantMetrics(db.sql, tenants.map((t) => minute(t, Date.now() - ((w + i) % 3) * MINUTE, 1 + (i % 4), i % 5)));
+        if (i % 5 === 0) await advanceTenantActivity(db.sql, new Date());
+      }
+    });
+    await Promise.all(writers);
+    const hour = await expectSameHour(db, tenants, from);
+    // Each writer wrote 1 + i % 4 for i < 15 (36) for each tenant.
+    expect(hour[tenants[0]!]!.claimed).toBe(6 * 36);
+  });
+
+  it("is written again on the new backend by a move's copy", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const now = Date.now();
+    await writeTenantMetrics(db.sql, [minute(tenant, now - 20 * MINUTE, 8, 2), minute(tenant, now, 3)]);
+    await copyTenantRows(db.sql, other.sql, asTenantId(tenant));
+    await copyTenantRows(db.sql, other.sql, asTenantId(tenant));
+    expect((await expectSameHour(other, [tenant], activityWindowFrom(now)))[tenant]!.claimed).toBe(11);
+  });
+
+  it("orders 3,000 active tenants from one row each, not their 177,000 minutes", async () => {
+    const now = Date.now();
+    const from = activityWindowFrom(now);
+    // Not the hour's first minute: should the minute turn meanwhile, it is out of the hour either way.
+    await db.sql.query(
+      `INSERT INTO tenant_metrics (tenant_id, minute, claimed, lag_buckets)
+       SELECT 'busy-' || t, $1::timestamptz + m * interval '1 minute', 1 + t % 7, ARRAY[1 + t % 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+         FROM generate_series(1, 3000) t, generate_series(1, 59) m`,
+      [from],
+    );
+    await advanceTenantActivity(db.sql, new Date(now));
+    await db.sql.query("ANALYZE tenant_activity_hour");
+    const busy = Array.from({ length: 3000 }, (_, i) => `busy-${i + 1}`);
+    const hour = await expectSameHour(db, busy, from);
+    expect(Object.keys(hour)).toHaveLength(3000);
+    const plan = await explainAnalyze(db.sql, READ_TENANT_ACTIVITY, [from]);
+    expect(rowsRead(scansOf(plan, "tenant_metrics"))).toBe(0);
+    expect(rowsRead(scansOf(plan, "tenant_activity_hour"))).toBeLessThan(3100);
+  });
+});
