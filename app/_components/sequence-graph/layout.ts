@@ -25,6 +25,9 @@ const GAP = 36;
 const FORK_GAP = 60;
 /** From the tallest arm to the join. */
 const MERGE_GAP = 36;
+/** The same when editable: room for an arm's "+" below its label, and for the "+" after its last block. */
+const EDIT_FORK_GAP = 80;
+const EDIT_MERGE_GAP = 44;
 /** Between arms. */
 const ARM_GAP = 28;
 /** An empty arm when there are no slots: a labelled line from the fork straight to the join. */
@@ -182,6 +185,8 @@ function stack(parts: Box[], labels: (string | undefined)[] = [], inserts: (Inse
 /** Lays out one sequence's blocks (or any block list) in execution order. */
 export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: Path = ["blocks"]): Layout {
   const editable = options.editable ?? false;
+  const forkGap = editable ? EDIT_FORK_GAP : FORK_GAP;
+  const mergeGap = editable ? EDIT_MERGE_GAP : MERGE_GAP;
   const heightOf = options.heightOf ?? (() => NODE_HEIGHT);
 
   const blockNode = (block: JsonBlock, path: Path, composite: boolean): LayoutNode => ({
@@ -240,8 +245,8 @@ export function layoutBlocks(blocks: unknown, options: LayoutOptions = {}, at: P
     const armsWidth = arms.reduce((sum, arm) => sum + arm.width, 0) + ARM_GAP * Math.max(0, arms.length - 1);
     const width = Math.max(NODE_WIDTH, armsWidth, JOIN_WIDTH);
     const spine = width / 2;
-    const armsTop = head.height + FORK_GAP;
-    const joinTop = arms.length ? armsTop + Math.max(...arms.map((arm) => arm.box.height)) + MERGE_GAP : head.height + GAP;
+    const armsTop = head.height + forkGap;
+    const joinTop = arms.length ? armsTop + Math.max(...arms.map((arm) => arm.box.height)) + mergeGap : head.height + GAP;
     head.x = spine - head.width / 2;
     join.x = spine - join.width / 2;
     join.y = joinTop;

@@ -13,7 +13,7 @@ import { useTRPC } from "../../../../../_components/trpc";
 import { Canvas } from "./canvas";
 import { differsFrom, draftKeyOf } from "./draft-store.ts";
 import { whereOf, type Selection } from "./flow.ts";
-import { BLOCK_TYPE_DRAG } from "./insert-edge";
+import { BLOCK_TYPE_DRAG } from "./drop-target.ts";
 import type { Insert } from "../../../../../_components/sequence-graph/layout.ts";
 import { Inspector } from "./inspector";
 import { keepFocusInside } from "./keep-focus.ts";

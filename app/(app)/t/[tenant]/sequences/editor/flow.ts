@@ -3,7 +3,7 @@
 // place after each composite), joins and frames, with selection and validation problems.
 import type { Node } from "@xyflow/react";
 import { armOfPath } from "../../../../../_components/sequence-graph/arms.ts";
-import type { Insert } from "../../../../../_components/sequence-graph/layout.ts";
+import type { EdgeKind, Insert, Point } from "../../../../../_components/sequence-graph/layout.ts";
 import type { InsertEdge } from "./insert-edge";
 import { flowEdges, geometry, sharedNode, type FrameNodeData, type JoinNodeData, type RouteEdge } from "../../../../../_components/sequence-graph/flow-parts";
 import { layoutBlocks, NODE_HEIGHT } from "../../../../../_components/sequence-graph/layout.ts";
@@ -53,6 +53,22 @@ export function whereOf(doc: SequenceDoc, insert: Insert): string {
   const arm = armOfPath(doc, [...insert.list, 0]);
   const owner = [...Array(insert.list.length).keys()].map((length) => getAt(doc, insert.list.slice(0, insert.list.length - length))).find(isBlock);
   return arm && owner ? `into ${arm} of ${owner.id}` : "here";
+}
+
+/** The "+" button's diameter (`.seq-insert` in app/globals.css). */
+export const INSERT_SIZE = 20;
+/** Between an arm's "+" and the arm's first block. */
+const INSERT_CLEARANCE = 3;
+
+/**
+ * Where an edge's "+" is centred: into an arm, just above the arm's first block (below the arm's
+ * label); out of an arm, mid-way down its first segment; elsewhere mid-way along the last segment.
+ */
+export function insertPoint(kind: EdgeKind, points: readonly Point[]): Point {
+  const end = points[points.length - 1]!;
+  if (kind === "arm") return { x: end.x, y: end.y - INSERT_SIZE / 2 - INSERT_CLEARANCE };
+  const [a, b] = kind === "merge" ? [points[0]!, points[1] ?? points[0]!] : [points[points.length - 2] ?? end, end];
+  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
 }
 
 /** The nodes and edges of one tree of `doc` (the main one unless a cleanup tree is asked for). */
