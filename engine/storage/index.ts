@@ -84,7 +84,7 @@ export { asTenantId, type TenantId } from "./ids.ts";
 export type { Placement } from "./placements.ts";
 export type { TenantActivity } from "./directory-store.ts";
 export type { BackendMinute, FleetRanking, PlacedTenant, SpanWindow, TenantMinuteLine, TenantSpans } from "./fairness-store.ts";
-export { SPAN_MINUTES, spanStartOf, type SpanMinutes } from "./metric-rollups.ts";
+export { rebuildMetricRollups, SPAN_MINUTES, spanStartOf, type SpanMinutes } from "./metric-rollups.ts";
 export type { DirectoryRow } from "./tenant-directory.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
 export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type MigrateOutcome, type StatusOutcome } from "./sequence-versions.ts";

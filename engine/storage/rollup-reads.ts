@@ -44,6 +44,10 @@ export interface RankOptions {
   breached: number;
 }
 
+/** The claims of the summed histogram `lag`, in all, and in its first `k` buckets: plain expressions (no unnest per row). */
+const TOTAL = Array.from({ length: LAG_BUCKET_COUNT }, (_, i) => `lag[${i + 1}]`).join(" + ");
+const WITHIN = `CASE k ${Array.from({ length: LAG_BUCKET_COUNT }, (_, i) => `WHEN ${i + 1} THEN ${Array.from({ length: i + 1 }, (_, j) => `lag[${j + 1}]`).join(" + ")}`).join(" ")} ELSE 0 END`;
+
 /** Every tenant's spans in the window summed, ranked: counts, the top by claims, the worst breaches. */
 export async function rankTenants(db: Queryable, window: SpanWindow, options: RankOptions): Promise<BackendRanking> {
   const { rows } = await db.query<{
@@ -59,23 +63,23 @@ export async function rankTenants(db: Queryable, window: SpanWindow, options: Ra
               WHERE s.span_minutes = $1 AND s.start >= $2 AND elsewhere.id IS NULL
               GROUP BY s.tenant_id
            ),
+           k AS (
+             SELECT t.*, coalesce(own.k, $6) AS k FROM t LEFT JOIN unnest($4::text[], $5::int[]) AS own(tenant_id, k) ON own.tenant_id = t.tenant_id
+           ),
+           c AS (
+             SELECT k.tenant_id, k.claimed, k.demand, k.lag, (${TOTAL})::float8 AS total, (${WITHIN})::float8 AS within FROM k
+           ),
            r AS (
-             SELECT t.*, c.total, c.within, c.total > 0 AND c.within < 0.99::float8 * c.total AS breach
-               FROM t LEFT JOIN unnest($4::text[], $5::int[]) AS own(tenant_id, k) ON own.tenant_id = t.tenant_id
-              CROSS JOIN LATERAL (
-                SELECT (SELECT coalesce(sum(x), 0) FROM unnest(t.lag) AS x)::float8 AS total,
-                       (SELECT coalesce(sum(x), 0) FROM unnest(t.lag[1:coalesce(own.k, $6)]) AS x)::float8 AS within
-              ) c
+             SELECT c.*, c.total > 0 AND c.within < 0.99::float8 * c.total AS breach FROM c
            )
-           SELECT (SELECT count(*) FROM r)::int AS tenants,
-                  (SELECT count(*) FROM r WHERE breach)::int AS breaches,
-                  (SELECT coalesce(sum(claimed), 0) FROM r)::float8 AS claimed,
-                  (SELECT coalesce(sum(demand), 0) FROM r)::float8 AS demand,
+           SELECT n.tenants, n.breaches, n.claimed, n.demand,
                   (SELECT coalesce(json_agg(x), '[]') FROM (
                      SELECT tenant_id, claimed, demand, lag FROM r ORDER BY claimed DESC, demand DESC, tenant_id COLLATE "C" LIMIT $7) x) AS top,
                   (SELECT coalesce(json_agg(x), '[]') FROM (
                      SELECT tenant_id, claimed, demand, lag FROM r WHERE breach
-                      ORDER BY (total - within) / total DESC, claimed DESC, tenant_id COLLATE "C" LIMIT $8) x) AS breached`,
+                      ORDER BY (total - within) / total DESC, claimed DESC, tenant_id COLLATE "C" LIMIT $8) x) AS breached
+             FROM (SELECT count(*)::int AS tenants, count(*) FILTER (WHERE breach)::int AS breaches,
+                          coalesce(sum(claimed), 0)::float8 AS claimed, coalesce(sum(demand), 0)::float8 AS demand FROM r) n`,
     values: [window.span, window.from, options.elsewhere, [...options.own.keys()], [...options.own.values()], options.defaultBucket, options.top, options.breached],
   });
   const row = rows[0]!;

@@ -108,7 +108,7 @@ describe("a quiesced tenant", () => {
 });
 
 describe("ops.fairness", () => {
-  it("reads every backend's minutes, each tenant only where it is placed, and ranks the noisiest first", async () => {
+  it("reads every backend's rollups, each tenant only where it is placed, the breaches first with the ledger's reason", async () => {
     const quiet = (await makeTenant(db)).id;
     const loud = (await makeTenant(db)).id;
     await ops().advancePlacement({ tenantId: loud, backendId: "eu-1", epoch: 2 });
@@ -126,12 +126,22 @@ describe("ops.fairness", () => {
 
     const result = await ops().fairness({ range: "15m" });
     const ours = result.tenants.filter((t) => t.tenantId === quiet || t.tenantId === loud);
+    // The loud tenant's p99 (≤ 5 s) is over the default 1 s objective: listed first, with its breaker deferral.
     expect(ours).toMatchObject([
-      { tenantId: loud, claimed: 30, backlog: 300, deferred: { breaker: 1 }, lagP99: { ms: 5_000, over: false } },
-      { tenantId: quiet, claimed: 1, backlog: 0, lagP50: { ms: 10, over: false } },
+      { tenantId: loud, claimed: 30, backlog: 300, breach: true, objectiveMs: 1_000, lagP99: { ms: 5_000, over: false }, reasons: [{ key: "breaker", ledgerId: "handler_failures", count: 1 }] },
+      { tenantId: quiet, claimed: 1, backlog: 0, breach: false, lagP50: { ms: 10, over: false }, reasons: [] },
     ]);
+    // Other tests of this file run engines too: ours are among the counted.
+    expect(result.totals.tenants).toBeGreaterThanOrEqual(2);
+    expect(result.totals.breaches).toBeGreaterThanOrEqual(1);
     expect(result.minutes.length).toBeGreaterThan(0);
     expect(result.minutes.at(-1)!.jain).toBeGreaterThan(0);
+
+    // The drill-down reads the tenant where it is placed.
+    const drill = await ops().fairnessTenant({ tenantId: loud, range: "15m" });
+    expect(drill).toMatchObject({ tenantId: loud, backendId: "eu-1", objectiveMs: 1_000, summary: { claimed: 30, breach: true } });
+    expect(drill.minutes.at(-1)).toMatchObject({ claimed: 30, deferred: { breaker: 1 } });
+    await expect(ops().fairnessTenant({ tenantId: "no-such-tenant", range: "1h" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
 

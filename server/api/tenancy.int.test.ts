@@ -91,6 +91,7 @@ const CASES: Record<string, Case> = {
   "ops.startMove": { gate: "operator", input: (tenantId) => ({ tenantId, backendId: "primary" }) },
   "ops.moves": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "ops.fairness": { gate: "operator", input: () => ({ range: "1h" }) },
+  "ops.fairnessTenant": { gate: "operator", input: (tenantId) => ({ tenantId, range: "1h" }) },
   "ops.createTenant": { gate: "operator", input: () => ({ slug: `new-${randomBytes(4).toString("hex")}`, adminEmail: email() }) },
   "ops.limits.get": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "ops.limits.set": { gate: "operator", input: (tenantId) => ({ tenantId, claimCap: null, maxConcurrency: null, maxSteps: null }) },

@@ -99,7 +99,7 @@ export type TenantReads = Pick<
   | "listInstancesPage" | "getInstanceDetail" | "instanceThroughput" | "listRecentFailures"
   | "listOpenBreakers" | "listBreakerResets" | "listBreakerSettings" | "listTriggers" | "getTrigger" | "listDeliveries"
   | "listDeadLetters" | "listFailureGroups" | "listCronSchedules" | "getCronSchedule" | "latestCronRuns" | "listCredentials"
-  | "listWaitingTreeSources" | "listWorkers" | "claimedTaskCounts"
+  | "listWaitingTreeSources" | "listWorkers" | "claimedTaskCounts" | "backendId"
 >;
 
 /** What a procedure acting on one tenant finds on ctx: its store, routed once per call. */

@@ -10,17 +10,18 @@ import { signOutEverywhereByEmail } from "../../auth/account.ts";
 import { recordAudit } from "../../control/audit.ts";
 import { createTenant, listTenants, TENANT_NAME_MAX } from "../../control/tenants.ts";
 import { addMemberByEmail, normalizeEmail } from "../../control/users.ts";
-import { fairness } from "../../ops/fairness.ts";
+import { FAIRNESS_RANGES, fairnessOf, type FairnessRange } from "../../ops/fairness.ts";
+import { tenantFairnessOf } from "../../ops/tenant-fairness.ts";
 import { limitDefaults, PAGE_SIZE, TENANT_ORDERS, tenantPage, withFigures } from "../../ops/tenant-directory.ts";
-import { operatorProcedure, router } from "../trpc.ts";
+import { operatorProcedure, operatorTenantProcedure, router } from "../trpc.ts";
 import { auditRouter } from "./audit.ts";
 import { opsExportsRouter } from "./ops-exports.ts";
 import { opsLimitsRouter } from "./ops-limits.ts";
 
 const tenantId = z.string().max(64);
 
-/** The fairness page's time ranges, in minutes. */
-export const FAIRNESS_RANGES = { "15m": 15, "1h": 60, "6h": 360, "24h": 1_440 } as const;
+export { FAIRNESS_RANGES };
+const fairnessRange = z.enum(Object.keys(FAIRNESS_RANGES) as [FairnessRange]).default("1h");
 const backendId = z.string().max(128);
 
 export const opsRouter = router({
@@ -120,14 +121,20 @@ export const opsRouter = router({
     return started.kind === "already_placed" ? { kind: started.kind, moveId: null } : { kind: started.kind, moveId: started.move.id };
   }),
 
-  /** Per-tenant claims against demand, lag, backlog and Jain's index over the last `range` (see server/ops/fairness.ts). */
+  /**
+   * Who takes the claims and who waits over the last `range` (see server/ops/fairness.ts): the
+   * tenants over their lag objective first with the ledger's reasons, the top ones by claims, the
+   * largest share, and per minute Jain's index and the top tenants' shares with the rest summed.
+   * From the tenant_metrics rollups, never every tenant's minutes.
+   */
   fairness: operatorProcedure
-    .input(z.object({ range: z.enum(Object.keys(FAIRNESS_RANGES) as [keyof typeof FAIRNESS_RANGES]).default("1h") }))
-    .query(async ({ ctx, input }) => {
-      const to = new Date();
-      const from = new Date(to.getTime() - FAIRNESS_RANGES[input.range] * 60_000);
-      return { from: from.toISOString(), to: to.toISOString(), ...fairness(await ctx.services.storage.metricsOfEveryTenant(from, to)) };
-    }),
+    .input(z.object({ range: fairnessRange }))
+    .query(({ ctx, input }) => fairnessOf(ctx.services, input.range)),
+
+  /** One tenant over `range`: its lag against its objective, deferrals by reason, breakers, limits and share per minute. */
+  fairnessTenant: operatorTenantProcedure
+    .input(z.object({ range: fairnessRange }))
+    .query(({ ctx, input }) => tenantFairnessOf(ctx.services, ctx.store, input.range)),
 
   /** The latest moves, newest first, with their phases: the console polls this to watch one. */
   moves: operatorProcedure

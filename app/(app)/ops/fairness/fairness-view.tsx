@@ -1,25 +1,24 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { usePathname, useSearchParams } from "next/navigation";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { BacklogChart } from "./backlog-chart";
-import { RANGES, readRange, type FairnessRange } from "./fairness-data";
+import { clock, RANGES } from "./fairness-data";
+import styles from "./fairness.module.css";
+import { Headline } from "./headline";
 import { JainChart } from "./jain-chart";
 import { LagChart } from "./lag-chart";
 import { NoisyTable } from "./noisy-table";
+import { RangeButtons, useRange } from "./range-buttons";
 import { ShareChart } from "./share-chart";
 
 const REFRESH_MS = 10_000;
 
-/** The range buttons, the four charts and the noisiest tenants, refreshed every 10 s. */
+/** The range buttons, the headline figures, the tenants over their objective and the top ones, and the charts; refreshed every 10 s. */
 export function FairnessView() {
   const trpc = useTRPC();
-  const pathname = usePathname();
-  const range = readRange(useSearchParams().get("range"));
-  // replaceState keeps the range in the address without a server round trip; Next.js follows it in useSearchParams.
-  const setRange = (next: FairnessRange) => window.history.replaceState(null, "", `${pathname}?range=${next}`);
+  const [range, setRange] = useRange();
   const fairness = useQuery({
     ...trpc.ops.fairness.queryOptions({ range }),
     refetchInterval: REFRESH_MS,
@@ -31,20 +30,13 @@ export function FairnessView() {
 
   return (
     <>
-      <div className="toolbar fairness-toolbar">
-        <div className="segmented" role="group" aria-label="Time range">
-          {RANGES.map((r) => (
-            <button
-              key={r.value} type="button" className="btn btn-small" aria-pressed={r.value === range}
-              onClick={() => setRange(r.value)}
-            >
-              {r.label}
-            </button>
-          ))}
-        </div>
+      <div className={`toolbar ${styles.toolbar}`}>
+        <RangeButtons range={range} onChange={setRange} />
         {data && (
           <span className="muted" aria-live="polite">
-            {fairness.isPlaceholderData ? "Loading…" : `${data.tenants.length} tenant${data.tenants.length === 1 ? "" : "s"} active in ${long}; refreshed every 10 s.`}
+            {fairness.isPlaceholderData
+              ? "Loading…"
+              : `${data.totals.tenants.toLocaleString()} tenant${data.totals.tenants === 1 ? "" : "s"} active in ${long} (since ${clock(Date.parse(data.from))}); refreshed every 10 s.`}
           </span>
         )}
       </div>
@@ -52,12 +44,17 @@ export function FairnessView() {
         <QueryError error={fairness.error} />
       ) : !data ? (
         <Loading />
-      ) : data.minutes.length === 0 ? (
+      ) : data.totals.tenants === 0 && data.minutes.length === 0 ? (
         <section className="card">
           <p className="empty">No engine activity in this range yet: metrics are written every few seconds while instances run.</p>
         </section>
       ) : (
         <div aria-busy={fairness.isPlaceholderData}>
+          <Headline data={data} />
+          <section className="card" aria-labelledby="fairness-noisy-heading">
+            <h2 id="fairness-noisy-heading">Noisiest tenants</h2>
+            <NoisyTable data={data} range={range} />
+          </section>
           <section className="card" aria-labelledby="fairness-share-heading">
             <h2 id="fairness-share-heading">Share of claims against share of demand</h2>
             <ShareChart data={data} />
@@ -68,17 +65,13 @@ export function FairnessView() {
               <JainChart data={data} />
             </section>
             <section className="card" aria-labelledby="fairness-lag-heading">
-              <h2 id="fairness-lag-heading">Schedule lag</h2>
+              <h2 id="fairness-lag-heading">Schedule lag against the objective</h2>
               <LagChart data={data} />
             </section>
           </div>
           <section className="card" aria-labelledby="fairness-backlog-heading">
             <h2 id="fairness-backlog-heading">Backlog</h2>
             <BacklogChart data={data} />
-          </section>
-          <section className="card" aria-labelledby="fairness-noisy-heading">
-            <h2 id="fairness-noisy-heading">Noisiest tenants</h2>
-            <NoisyTable tenants={data.tenants} />
           </section>
         </div>
       )}
@@ -89,13 +82,11 @@ export function FairnessView() {
 function Loading() {
   return (
     <div aria-busy="true" aria-label="Loading fairness">
-      <div className="card"><div className="skeleton chart-skeleton" /></div>
-      <div className="overview-grid">
-        <div className="card"><div className="skeleton chart-skeleton" /></div>
-        <div className="card"><div className="skeleton chart-skeleton" /></div>
+      <div className={styles.headline}>
+        {[0, 1, 2].map((i) => <div key={i} className="card"><div className="skeleton" /></div>)}
       </div>
       <div className="card"><div className="skeleton chart-skeleton" /></div>
-      <div className="card"><div className="skeleton" /></div>
+      <div className="card"><div className="skeleton chart-skeleton" /></div>
     </div>
   );
 }

@@ -10,7 +10,7 @@ const COLOR = "#2f5bea";
  * A minute without demand has no index: the line breaks there rather than inventing one.
  */
 export function JainChart({ data }: { data: FairnessData }) {
-  const rows = minuteGrid(data).map(({ t, minute }) => ({ t, jain: minute?.jain ?? null }));
+  const rows = minuteGrid(data, data.minutes).map(({ t, minute }) => ({ t, jain: minute?.jain ?? null }));
   const known = rows.filter((r) => r.jain !== null).map((r) => r.jain!);
   const latest = known.at(-1);
   const lowest = known.length > 0 ? Math.min(...known) : undefined;
@@ -25,7 +25,9 @@ export function JainChart({ data }: { data: FairnessData }) {
   const summary = latest === undefined ? "no minute with demand" : `latest ${latest.toFixed(2)}, lowest ${lowest!.toFixed(2)}`;
   return (
     <figure className="chart-figure">
-      <figcaption className="muted">1 is perfectly fair; 1/n is one tenant of n taking everything. {summary[0]!.toUpperCase() + summary.slice(1)}.</figcaption>
+      <figcaption className="muted">
+        1 is every tenant served the same fraction of its demand; 1/n is one tenant of n served while the rest wait. It says nothing of who holds the most. {summary[0]!.toUpperCase() + summary.slice(1)}.
+      </figcaption>
       <div className="chart" role="img" aria-label={`Jain's fairness index per minute: ${summary}`}>
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 24, left: 8 }}>

@@ -1,57 +1,59 @@
 "use client";
 
-import { lagLabel, percent, type TenantSummary } from "./fairness-data";
+import Link from "next/link";
+import { formatMs, lagLabel, percent, type FairnessData, type FairnessRange } from "./fairness-data";
+import styles from "./fairness.module.css";
+import { ReasonList } from "./reason-list";
 
-const SHOWN = 20;
-const DEFERRALS = [
-  { key: "breaker", label: "Breaker" },
-  { key: "rate_limit", label: "Rate limit" },
-  { key: "budget", label: "Budget" },
-  { key: "send_window", label: "Send window" },
-  { key: "cap", label: "Cap" },
-] as const;
-
-/** The tenants asking the most of the engines, noisiest first (the answer's order). */
-export function NoisyTable({ tenants }: { tenants: readonly TenantSummary[] }) {
-  const shown = tenants.slice(0, SHOWN);
+/**
+ * The tenants over their lag objective first (the largest fraction of claims over it first, with
+ * the ledger's reasons), then those with the most claims; each links to its drill-down.
+ */
+export function NoisyTable({ data, range }: { data: FairnessData; range: FairnessRange }) {
+  const { tenants, totals } = data;
+  const breaches = tenants.filter((t) => t.breach).length;
   return (
     <>
-      {tenants.length > shown.length && <p className="muted">The {SHOWN} noisiest of {tenants.length} tenants.</p>}
-      <div className="table-wrap">
-        <table className="table fairness-table" aria-label="Noisiest tenants">
+      <p className="muted">
+        {breaches > 0
+          ? `Over their lag objective first (${breaches.toLocaleString()}${totals.breaches > breaches ? ` of ${totals.breaches.toLocaleString()}` : ""}), with why the ledger says they waited; then the most claims.`
+          : "No tenant is over its lag objective. The tenants with the most claims:"}
+      </p>
+      <div className={`table-wrap ${styles.tableWrap}`}>
+        <table className={`table ${styles.table}`} aria-label="Noisiest tenants">
           <thead>
             <tr>
-              <th scope="col" rowSpan={2}>Tenant</th>
-              <th scope="col" rowSpan={2}>Share of demand</th>
-              <th scope="col" rowSpan={2}>Share of claims</th>
-              <th scope="col" rowSpan={2}>Claimed</th>
-              <th scope="col" rowSpan={2}>Failed</th>
-              <th scope="colgroup" colSpan={DEFERRALS.length} className="th-group">Deferred</th>
-              <th scope="col" rowSpan={2}>Lag p50</th>
-              <th scope="col" rowSpan={2}>Lag p99</th>
-              <th scope="col" rowSpan={2}>Mean backlog</th>
-            </tr>
-            <tr>
-              {DEFERRALS.map((d) => <th key={d.key} scope="col">{d.label}</th>)}
+              <th scope="col">Tenant</th>
+              <th scope="col">Lag p99 / objective</th>
+              <th scope="col">Why it waited (ledger)</th>
+              <th scope="col">Share of claims</th>
+              <th scope="col">Share of demand</th>
+              <th scope="col">Claimed</th>
+              <th scope="col">Failed</th>
+              <th scope="col">Lag p50</th>
+              <th scope="col">Mean backlog</th>
             </tr>
           </thead>
           <tbody>
-            {shown.map((t) => {
-              const deferred = t.deferred as Partial<Record<(typeof DEFERRALS)[number]["key"], number>>;
-              return (
-                <tr key={t.tenantId}>
-                  <th scope="row"><code>{t.tenantId}</code></th>
-                  <td>{percent(t.demandShare)}</td>
-                  <td>{percent(t.claimShare)}</td>
-                  <td>{t.claimed.toLocaleString()}</td>
-                  <td>{t.failed > 0 ? <span className="badge badge-danger">{t.failed.toLocaleString()}</span> : "0"}</td>
-                  {DEFERRALS.map((d) => <td key={d.key}>{(deferred[d.key] ?? 0).toLocaleString()}</td>)}
-                  <td>{lagLabel(t.lagP50)}</td>
-                  <td>{lagLabel(t.lagP99)}</td>
-                  <td>{t.backlog.toFixed(1)}</td>
-                </tr>
-              );
-            })}
+            {tenants.map((t) => (
+              <tr key={t.tenantId} data-breach={t.breach || undefined} className={t.breach ? styles.breachRow : undefined}>
+                <th scope="row">
+                  <Link href={`/ops/fairness/${encodeURIComponent(t.tenantId)}?range=${range}`} prefetch={false}><code>{t.tenantId}</code></Link>
+                </th>
+                <td>
+                  {lagLabel(t.lagP99)} / {formatMs(t.objectiveMs)}
+                  {t.ownObjective && <span className="muted"> (own)</span>}{" "}
+                  {t.breach && <span className="badge badge-danger">over objective</span>}
+                </td>
+                <td className={styles.reasonCell}><ReasonList reasons={t.reasons} /></td>
+                <td>{percent(t.claimShare)}</td>
+                <td>{percent(t.demandShare)}</td>
+                <td>{t.claimed.toLocaleString()}</td>
+                <td>{t.failed > 0 ? <span className="badge badge-danger">{t.failed.toLocaleString()}</span> : "0"}</td>
+                <td>{lagLabel(t.lagP50)}</td>
+                <td>{t.backlog.toFixed(1)}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>

@@ -10,8 +10,8 @@ export default function OpsFairnessPage() {
       <div className="page-header">
         <h1>Fairness</h1>
         <p>
-          How evenly the engines serve the tenants: each tenant&apos;s share of the claims against its share of the demand
-          (claimed plus waiting), schedule lag, backlog and Jain&apos;s fairness index, per minute.
+          Who is hurting whom: the tenants whose schedule lag is over their objective (and why, as the resource ledger counts it),
+          who takes the claims, each tenant&apos;s share of the claims against its share of the demand, and Jain&apos;s index, per minute.
         </p>
       </div>
       {/* The view reads its range from the address (useSearchParams), which needs a boundary. */}

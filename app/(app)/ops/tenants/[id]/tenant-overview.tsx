@@ -88,7 +88,7 @@ export function TenantHour({ initial }: { initial: OpsTenant }) {
         {own.length === 0 ? "Every limit is the engine default." : (
           <>Its own limits: {own.map((key) => `${LIMIT_NAMES[key].toLowerCase()} ${t.limits[key]!.toLocaleString()}`).join(", ")}; the rest are the engine defaults.</>
         )}{" "}
-        <a href="#limits-heading">Change them below</a> · <Link href={`/ops/fairness`} prefetch={false}>Fairness of every tenant</Link>
+        <a href="#limits-heading">Change them below</a> · <Link href={`/ops/fairness/${encodeURIComponent(t.id)}`} prefetch={false}>Its fairness: lag against its objective, deferrals, share</Link> · <Link href={`/ops/fairness`} prefetch={false}>Fairness of every tenant</Link>
       </p>
     </section>
   );
