@@ -17,8 +17,8 @@ export default function OpsPage() {
           breakers. Every change made here is in the audit log.
         </p>
         <nav className="toolbar" aria-label="Tenants">
-          <Link className="btn btn-primary" href="/ops/tenants/new">Create a tenant</Link>
-          <Link className="btn" href="/ops/moves">Tenant moves</Link>
+          <Link prefetch={false} className="btn btn-primary" href="/ops/tenants/new">Create a tenant</Link>
+          <Link prefetch={false} className="btn" href="/ops/moves">Tenant moves</Link>
         </nav>
       </div>
       <section className="card" aria-labelledby="tenants-heading">

@@ -120,7 +120,7 @@ export function TenantTable() {
       ) : page.data.items.length === 0 ? (
         <p className="empty">
           {query ? <>No tenant’s slug or name {[...query].length >= 3 ? "contains" : "starts with"} “{query}”.</> : (
-            <>No tenants yet. <Link href="/ops/tenants/new">Create one</Link>, or run <code>npm run bulkhead -- tenants create &lt;slug&gt;</code>.</>
+            <>No tenants yet. <Link prefetch={false} href="/ops/tenants/new">Create one</Link>, or run <code>npm run bulkhead -- tenants create &lt;slug&gt;</code>.</>
           )}
         </p>
       ) : (

@@ -9,7 +9,7 @@ export default function MovesPage() {
   return (
     <main className="page">
       <div className="page-header">
-        <p className="muted"><Link href="/ops">← All tenants</Link></p>
+        <p className="muted"><Link prefetch={false} href="/ops">← All tenants</Link></p>
         <h1>Tenant moves</h1>
         <p>
           A move copies a tenant&apos;s rows to another backend, checks the copy, then points the tenant there. Engines run

@@ -42,7 +42,7 @@ export function OpenBreakers({ tenantId }: { tenantId: string }) {
         </div>
       )}
       <p className="section-link">
-        <Link href={`/t/${tenantId}/breakers`}>All breakers, settings and resets</Link>
+        <Link prefetch={false} href={`/t/${tenantId}/breakers`}>All breakers, settings and resets</Link>
       </p>
     </>
   );

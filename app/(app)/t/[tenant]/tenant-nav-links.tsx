@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-// The tabs themselves: a client component only to mark the current page.
+// The tabs themselves: a client component only to mark the current page. They do not prefetch
+// (see app/(app)/layout.tsx): eleven tabs would render eleven pages on every load.
 export function TenantNavLinks({ links }: { links: readonly { href: string; label: string }[] }) {
   const pathname = usePathname();
   // A section's tab stays current on its sub-pages (an instance under Instances); the overview
@@ -12,7 +13,7 @@ export function TenantNavLinks({ links }: { links: readonly { href: string; labe
   return (
     <nav className="nav page-nav" aria-label="Tenant pages">
       {links.map((link) => (
-        <Link key={link.href} href={link.href} aria-current={isCurrent(link.href) ? "page" : undefined}>
+        <Link key={link.href} href={link.href} prefetch={false} aria-current={isCurrent(link.href) ? "page" : undefined}>
           {link.label}
         </Link>
       ))}

@@ -23,7 +23,7 @@ export function RecentActivity({ tenantId }: { tenantId: string }) {
         <span className="muted">
           The latest {recent.data.items.length} {recent.data.items.length === 1 ? "entry" : "entries"}.
         </span>
-        <Link href={all}>{recent.data.next ? "Older entries in the audit log" : "Filter them in the audit log"}</Link>
+        <Link prefetch={false} href={all}>{recent.data.next ? "Older entries in the audit log" : "Filter them in the audit log"}</Link>
       </div>
     </>
   );

@@ -43,7 +43,7 @@ export function CreateTenantCard() {
   const placed = created && (
     <>
       {created.name !== created.tenantId && <>{created.name} (</>}
-      <Link href={`/ops/tenants/${created.tenantId}`}><code>{created.tenantId}</code></Link>
+      <Link prefetch={false} href={`/ops/tenants/${created.tenantId}`}><code>{created.tenantId}</code></Link>
       {created.name !== created.tenantId && <>)</>} is on <code>{created.backendId}</code>
     </>
   );

@@ -12,7 +12,7 @@ export default function NewTenantPage() {
   return (
     <main className="page">
       <div className="page-header">
-        <p className="muted"><Link href="/ops">← All tenants</Link></p>
+        <p className="muted"><Link prefetch={false} href="/ops">← All tenants</Link></p>
         <h1>New tenant</h1>
         <p>A tenant is placed on a backend when it is created, and gets its first admin. It is in the audit log.</p>
       </div>

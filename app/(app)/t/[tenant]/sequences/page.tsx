@@ -14,7 +14,7 @@ export default async function SequencesPage({ params }: { params: Promise<{ tena
       <div className="page-header">
         <div className="header-row">
           <h1>Sequences</h1>
-          <Link className="btn btn-primary btn-small" href={`/t/${tenant}/sequences/new`}>
+          <Link prefetch={false} className="btn btn-primary btn-small" href={`/t/${tenant}/sequences/new`}>
             New sequence
           </Link>
         </div>

@@ -67,7 +67,7 @@ export function InstanceDetail({
     <>
       <div className="page-header">
         <p>
-          <Link href={`/t/${tenantId}/instances`}>← All instances</Link>
+          <Link prefetch={false} href={`/t/${tenantId}/instances`}>← All instances</Link>
         </p>
         <div className="header-row">
           <h1>
@@ -115,7 +115,7 @@ export function InstanceDetail({
             <>
               <dt>Parent</dt>
               <dd>
-                <Link href={`/t/${tenantId}/instances/${instance.parentInstanceId}`}>
+                <Link prefetch={false} href={`/t/${tenantId}/instances/${instance.parentInstanceId}`}>
                   <code>{shortId(instance.parentInstanceId)}</code>
                 </Link>
               </dd>
