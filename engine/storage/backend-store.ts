@@ -22,6 +22,9 @@ import { RunStore } from "./run-store.ts";
 import { instancesWithQueuedSignals } from "./signals.ts";
 import { reapWorkerTasks, type ReapOptions } from "./worker-tasks.ts";
 
+/** Batches of tenant_activity_hour rows (1,000 each) one reaper round moves on at most. */
+const ADVANCE_BATCHES = 3;
+
 /** The server refused the statement (so nothing of it was written), as opposed to a lost connection. */
 export function refusedByDatabase(error: unknown): boolean {
   return error instanceof pg.DatabaseError;
@@ -121,10 +124,18 @@ export class BackendStore {
     return pruneTenantMetrics(this.backend.pool, before);
   }
 
-  /** Moves every tenant's hour (tenant_activity_hour) on to the one ending at `now`, a batch at a time. */
+  /**
+   * Moves tenants' hours (tenant_activity_hour) on to the one ending at `now`, at most
+   * ADVANCE_BATCHES batches a call: once a minute every active tenant's row is due, and spread
+   * over a few reaper rounds the sums stay a small load (reads meanwhile take the minutes out).
+   */
   async advanceTenantActivity(now: Date) {
     let moved = 0;
-    for (let batch = await advanceTenantActivity(this.backend.pool, now); batch > 0; batch = await advanceTenantActivity(this.backend.pool, now)) moved += batch;
+    for (let i = 0; i < ADVANCE_BATCHES; i++) {
+      const batch = await advanceTenantActivity(this.backend.pool, now);
+      moved += batch;
+      if (batch === 0) break;
+    }
     return moved;
   }
 
