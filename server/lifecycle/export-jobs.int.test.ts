@@ -10,7 +10,7 @@ import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertInstancesOf, insertSequence, makeTenant, makeUser } from "../../test/factories.ts";
 import { createCaller } from "../api/root.ts";
 import { createContext } from "../api/trpc.ts";
-import { finishedExportDir, STALE_MS } from "./export-jobs.ts";
+import { finishedExport, STALE_MS } from "./export-jobs.ts";
 
 let second: TestDatabase;
 let db: TestDatabase;
@@ -59,9 +59,9 @@ describe("ops.exports", () => {
     expect(done.downloads.map((d) => d.href)).toEqual(
       [...done.files.map((f) => f.name), "manifest.json"].map((name) => `/api/ops/exports/${started.id}/${name}`),
     );
-    const dir = await finishedExportDir(db, started.id);
-    expect(dir).toBe(path.join(exportDir, started.id));
-    const manifest = JSON.parse(await fs.readFile(path.join(dir!, "manifest.json"), "utf8"));
+    const dir = path.join(exportDir, started.id);
+    expect(await finishedExport(db, started.id)).toEqual({ tenantId: tenant, dir });
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8"));
     expect(manifest.files).toEqual(done.files);
 
     const audit = await db.sql.query("SELECT actor, action, details FROM audit_log WHERE tenant_id = $1 ORDER BY id", [tenant]);
@@ -78,7 +78,7 @@ describe("ops.exports", () => {
       [stuck, tenant],
     );
     await expect(ops().exports.start({ tenantId: tenant })).rejects.toMatchObject({ code: "CONFLICT", message: "an export of this tenant is already running" });
-    expect(await finishedExportDir(db, stuck)).toBeNull();
+    expect(await finishedExport(db, stuck)).toBeNull();
 
     // Its web process died: the row has not moved for longer than a live job ever leaves it.
     await db.sql.query("UPDATE tenant_exports SET updated_at = now() - $2 * interval '1 millisecond' WHERE id = $1", [stuck, STALE_MS + 1_000]);
@@ -95,6 +95,6 @@ describe("ops.exports", () => {
   it("answers a tenant that does not exist as NOT_FOUND, and an id no export has with no directory", async () => {
     await expect(ops().exports.start({ tenantId: "no-such-tenant" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(ops().exports.list({ tenantId: "no-such-tenant" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    expect(await finishedExportDir(db, randomUUID())).toBeNull();
+    expect(await finishedExport(db, randomUUID())).toBeNull();
   });
 });

@@ -75,10 +75,10 @@ export async function listExportJobs(services: Services, tenantId: string, limit
   return rows.map((row) => toJob(row, now));
 }
 
-/** A finished export's directory, or null: no such export, or not done. */
-export async function finishedExportDir(services: Services, id: string): Promise<string | null> {
-  const row = await services.prisma.tenantExport.findUnique({ where: { id }, select: { status: true, dir: true } });
-  return row?.status === "done" ? row.dir : null;
+/** A finished export's tenant and directory, or null: no such export, or not done. */
+export async function finishedExport(services: Services, id: string): Promise<{ tenantId: string; dir: string } | null> {
+  const row = await services.prisma.tenantExport.findUnique({ where: { id }, select: { status: true, dir: true, tenantId: true } });
+  return row?.status === "done" ? { tenantId: row.tenantId, dir: row.dir } : null;
 }
 
 /**

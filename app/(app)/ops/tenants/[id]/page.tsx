@@ -5,6 +5,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { signedInCaller } from "../../../../../server/web/session.ts";
 import { MovesCard } from "../../moves/moves-card";
+import { ExportCard } from "./export-card";
 import { LimitsCard } from "./limits-card";
 import { RecentActivity } from "./recent-activity";
 import { TenantBreakers } from "./tenant-breakers";
@@ -50,6 +51,7 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
           <a href="#placement-heading">Move</a>
           <a href="#breakers-heading">Breakers</a>
           <a href="#limits-heading">Limits</a>
+          <a href="#export-heading">Export</a>
           <a href="#activity-heading">Recent activity</a>
         </nav>
       </div>
@@ -61,6 +63,7 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
         <h2 id="limits-heading">Limits</h2>
         <LimitsCard tenantId={tenant.id} />
       </section>
+      <ExportCard tenantId={tenant.id} />
       <section className="card" aria-labelledby="activity-heading">
         <h2 id="activity-heading">Recent activity</h2>
         <RecentActivity tenantId={tenant.id} />
