@@ -74,7 +74,8 @@ export function ExportCard({ tenantId }: { tenantId: string }) {
         <button
           type="button"
           className="btn btn-primary"
-          disabled={start.isPending || running || !jobs.data}
+          // Not held back by a list that failed to load: the server refuses a second running export itself.
+          disabled={start.isPending || running}
           onClick={() => start.mutate({ tenantId })}
         >
           {start.isPending ? "Starting…" : running ? "Exporting…" : "Export data"}
