@@ -125,7 +125,7 @@ async function runExportJob(services: Services, store: TenantStore, id: string, 
     await writing;
     await write({
       status: "done", finishedAt: new Date(),
-      progress: { files: [...manifest.files], backend: manifest.backend, snapshot_at: manifest.snapshot_at } as unknown as PrismaTypes.InputJsonObject,
+      progress: { files: manifest.files.map((file) => ({ ...file })), backend: manifest.backend, snapshot_at: manifest.snapshot_at },
     });
   } catch (error) {
     clearInterval(timer);
