@@ -6,6 +6,7 @@ import { createBuiltInHandlers } from "./handlers/registry.ts";
 import { splitAllowList } from "./handlers/outbound-guard.ts";
 import { createLogger } from "./logger.ts";
 import { keyringFromEnv } from "./secrets/sealed-text.ts";
+import { DeletionRunner } from "./lifecycle/deletion-runner.ts";
 import { MoveRunner } from "./moves/move-runner.ts";
 import { RETENTION_DEFAULTS, RetentionPruner } from "./retention/pruner.ts";
 import { TenantView } from "./scheduler/tenant-view.ts";
@@ -48,9 +49,11 @@ async function main(): Promise<void> {
     log.info({ backend_id: id }, "backend connected");
   }
   for (const scheduler of schedulers) await scheduler.start();
-  // Tenant moves the operators start in the console run here.
+  // Tenant moves and deletions the operators start in the console run here.
   const moves = new MoveRunner(storage, log.child({ component: "moves" }));
   moves.start();
+  const deletions = new DeletionRunner(storage, log.child({ component: "deletions" }));
+  deletions.start();
   // Finished instances past their tenant's retention are pruned on every backend, beside the claims.
   const pruners = storage.backends.ids().map((id) => new RetentionPruner({
     store: new BackendStore(storage.backends.get(id)), tenants: tenantView, defaultDays: config.BULKHEAD_RETENTION_DAYS,
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
   });
   log.info({ signal, in_flight: schedulers.reduce((n, s) => n + s.inFlight, 0) }, "engine stopping");
   await moves.stop();
+  await deletions.stop();
   await Promise.all(pruners.map((p) => p.stop()));
   await Promise.all(schedulers.map((s) => s.stop()));
   tenantView.stop();

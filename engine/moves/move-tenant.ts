@@ -48,6 +48,7 @@ export async function startMove(storage: Storage, tenantId: string, toBackend: s
     throw new AppError("conflict", `the tenant is being moved to "${active.toBackend}"; finish that move first`);
   }
   if (active) return { kind: "resumable", move: active };
+  if (await storage.deletions.active(tenantId)) throw new AppError("conflict", "the tenant is being deleted");
   const placement = await moves.placement(tenantId);
   if (!placement) throw notFound("tenant");
   if (!storage.backends.has(toBackend)) {

@@ -5,6 +5,7 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
+import { seedInstancesWithRows as seed } from "../../test/factories.ts";
 import { createTenant } from "../../server/control/tenants.ts";
 import { createLogger } from "../logger.ts";
 import { TenantView } from "../scheduler/tenant-view.ts";
@@ -46,45 +47,6 @@ async function tenantOnEu(retentionDays?: number): Promise<string> {
   if (retentionDays !== undefined) await setTenantLimits(db.sql, tenant.id, { retentionDays });
   await tenants.refresh();
   return tenant.id;
-}
-
-/**
- * `count` instances in `state`, finished `daysAgo` days ago (not finished when not terminal),
- * each with one row in every table that belongs to an instance; returns their ids.
- */
-async function seed(pool: pg.Pool, tenantId: string, count: number, state: string, daysAgo: number): Promise<string[]> {
-  const { rows } = await pool.query<{ id: string }>(
-    `WITH made AS (
-       INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at, created_at, completed_at)
-       SELECT gen_random_uuid(), $1, 'default', gen_random_uuid(), $3, CASE WHEN $3 = 'scheduled' THEN now() + interval '1 day' END,
-              now() - make_interval(days => $4 + 1),
-              CASE WHEN $3 IN ('completed', 'failed', 'cancelled') THEN now() - make_interval(days => $4) END
-         FROM generate_series(1, $2)
-       RETURNING id
-     ), outputs AS (
-       INSERT INTO block_outputs (id, tenant_id, instance_id, block_id, output) SELECT gen_random_uuid(), $1, id, 'b', '{}' FROM made
-     ), signals_made AS (
-       INSERT INTO signals (id, tenant_id, instance_id, signal_type) SELECT gen_random_uuid(), $1, id, 'pause' FROM made
-     ), tasks AS (
-       INSERT INTO worker_tasks (id, tenant_id, instance_id, block_id, handler_name)
-       SELECT gen_random_uuid(), $1, id, 'b', 'h' FROM made RETURNING id
-     ), attempts AS (
-       INSERT INTO worker_task_attempts (tenant_id, task_id, event) SELECT $1, id, 'claimed' FROM tasks
-     ), checkpoints AS (
-       INSERT INTO instance_checkpoints (id, tenant_id, instance_id) SELECT gen_random_uuid(), $1, id FROM made
-     ), logs AS (
-       INSERT INTO instance_logs (tenant_id, instance_id, block_id, level, message) SELECT $1, id, 'b', 'info', 'hi' FROM made
-     ), audit AS (
-       INSERT INTO instance_audit_log (tenant_id, instance_id, event_type) SELECT $1, id, 'state_change' FROM made
-     ), dedupe AS (
-       INSERT INTO event_dedupe (tenant_id, scope, dedupe_key, child_instance_id)
-       SELECT $1, 'tenant', 'k-' || id, id FROM made
-       UNION ALL SELECT $1, 'parent:' || id, 'k', gen_random_uuid() FROM made
-     )
-     SELECT id FROM made`,
-    [tenantId, count, state, daysAgo],
-  );
-  return rows.map((r) => r.id);
 }
 
 /** Per table, the tenant's rows that belong to one of `ids` (an instance, its task, or its dedupe scope). */

@@ -41,6 +41,7 @@ import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { readTenantMetrics } from "./metrics.ts";
 import { listRetentionStatus, type RetentionStatus } from "./retention.ts";
 import { MoveStore } from "./move-store.ts";
+import { DeletionStore } from "./deletion-store.ts";
 import { TenantDirectory } from "./directory-store.ts";
 import { FairnessStore } from "./fairness-store.ts";
 import { listTenantLimits, setTenantLimits, type TenantLimits } from "./tenant-limits.ts";
@@ -133,6 +134,7 @@ export type { ResumeFrom, ResumedFrom } from "./rerun.ts";
 export { isTerminal } from "../model.ts";
 export { INSTANCE_PAGE_MAX, type InstanceKey } from "./instance-pages.ts";
 export { MOVE_PHASES, type MovePhase, type MoveRecord } from "./moves.ts";
+export { DELETION_PHASES, type DeletionPhase, type DeletionRecord } from "./deletions.ts";
 export type { MoveRows, MoveStore, NewMove } from "./move-store.ts";
 export type { TableSummary } from "./tenant-rows.ts";
 export { EXPORT_FILES, type ExportVisitor } from "./tenant-export.ts";
@@ -732,6 +734,8 @@ export class Storage {
   readonly router: TenantPartitionRouter;
   /** Tenant moves (engine/moves): their records, the placement, the lock, the rows on both backends. */
   readonly moves: MoveStore;
+  /** Tenant deletions (engine/lifecycle): their records and the tenant's rows on every backend. */
+  readonly deletions: DeletionStore;
   /** The operator console's tenants table: tenants a keyset page at a time, and their figures. */
   readonly directory: TenantDirectory;
   /** The fairness page's reads of the tenant_metrics rollups. */
@@ -740,6 +744,7 @@ export class Storage {
   constructor(readonly backends: StorageBackends) {
     this.router = new TenantPartitionRouter(backends);
     this.moves = new MoveStore(backends);
+    this.deletions = new DeletionStore(backends);
     this.directory = new TenantDirectory(backends);
     this.fairness = new FairnessStore(backends, () => this.listPlacements());
   }

@@ -37,11 +37,20 @@ export async function tenantsWithExpired(db: Queryable, retention: readonly { te
  * outputs, signals, worker tasks and attempts, checkpoints, log lines, audit entries and event
  * dedupe rows (as a child, and as the parent of a dedupe scope).
  */
-export async function pruneExpired(db: Queryable, tenantId: TenantId, days: number, limit: number): Promise<PruneResult> {
+export function pruneExpired(db: Queryable, tenantId: TenantId, days: number, limit: number): Promise<PruneResult> {
+  return deleteInstancesWithRows(db, tenantId, limit, days);
+}
+
+/**
+ * Deletes up to `limit` of the tenant's instances (with `days`, only those expired) with every
+ * row that belongs to them, in one statement; the rows it finds locked are left for the next.
+ * Tenant deletion uses it too, for all of a drained tenant's instances.
+ */
+export async function deleteInstancesWithRows(db: Queryable, tenantId: TenantId, limit: number, days: number | null): Promise<PruneResult> {
   const { rows } = await db.query<{ instances: number; related: number }>({
-    name: "retention_prune",
+    name: days === null ? "delete_instances_with_rows" : "retention_prune",
     text: `WITH doomed AS (
-             SELECT id FROM task_instances WHERE ${EXPIRED} LIMIT $3 FOR UPDATE SKIP LOCKED
+             SELECT id FROM task_instances WHERE ${days === null ? "tenant_id = $1" : EXPIRED} LIMIT $${days === null ? 2 : 3} FOR UPDATE SKIP LOCKED
            ), tasks AS (
              SELECT id FROM worker_tasks WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed)
            ), attempts AS (
@@ -70,7 +79,7 @@ export async function pruneExpired(db: Queryable, tenantId: TenantId, days: numb
                   ((SELECT count(*) FROM attempts) + (SELECT count(*) FROM worker_tasks_gone) + (SELECT count(*) FROM outputs)
                    + (SELECT count(*) FROM signals_gone) + (SELECT count(*) FROM checkpoints) + (SELECT count(*) FROM logs)
                    + (SELECT count(*) FROM audit) + (SELECT count(*) FROM dedupe))::int AS related`,
-    values: [tenantId, days, limit],
+    values: days === null ? [tenantId, limit] : [tenantId, days, limit],
   });
   return rows[0]!;
 }

@@ -62,7 +62,7 @@ export const TENANT_TABLES: readonly TenantTable[] = [
 const COPIED_TABLES = TENANT_TABLES.filter((table) => !table.derived);
 
 /** The tables that hold tenant_id but are the control plane's, on the primary only. */
-export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits", "invitations", "trigger_slugs", "tenant_exports"] as const;
+export const CONTROL_PLANE_TABLES = ["memberships", "api_keys", "tenant_storage_placements", "audit_log", "tenant_moves", "tenant_limits", "invitations", "trigger_slugs", "tenant_exports", "tenant_deletions"] as const;
 
 const ROWS_PER_FETCH = 1_000;
 

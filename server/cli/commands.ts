@@ -4,8 +4,11 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { AppError, isAppError } from "../../engine/errors.ts";
 import type { EngineConfig } from "../../engine/config.ts";
+import { runDeletion, startDeletion } from "../../engine/lifecycle/delete-tenant.ts";
 import { runMove, startMove } from "../../engine/moves/move-tenant.ts";
-import { MOVE_PHASES, type MovePhase, type MoveRecord, type Storage } from "../../engine/storage/index.ts";
+import {
+  DELETION_PHASES, MOVE_PHASES, type DeletionPhase, type DeletionRecord, type MovePhase, type MoveRecord, type Storage,
+} from "../../engine/storage/index.ts";
 import { signOutEverywhereByEmail } from "../auth/account.ts";
 import { createApiKey } from "../control/api-keys.ts";
 import { recordAudit } from "../control/audit.ts";
@@ -40,7 +43,8 @@ export const USAGE = `usage: npm run bulkhead -- <command>
   placements list
   placements advance <tenant> <backend> <epoch>           (epoch must be greater than the current one)
   tenants move <tenant> <backend>                          (prints each phase; run again to resume)
-  tenants export <tenant> <dir>                            (NDJSON files and manifest.json; dir new or empty)`;
+  tenants export <tenant> <dir>                            (NDJSON files and manifest.json; dir new or empty)
+  tenants delete <tenant> --confirm <tenant>               (every row on every backend; prints each phase; run again to resume)`;
 
 type Command = (args: string[], deps: CliDeps) => Promise<void>;
 
@@ -202,6 +206,33 @@ const commands: Record<string, Command> = {
     print(`exported ${tenantId} from ${manifest.backend} (snapshot ${manifest.snapshot_at}) to ${path.resolve(dir)}`);
   },
 
+  async "tenants delete"(args, { storage, print, progress }) {
+    const { values, positionals } = parse(args, { confirm: { type: "string" } }, ["tenant"]);
+    const tenantId = positionals[0]!;
+    // Typed confirmation, as the console asks: the slug twice, so a slip of the shell history is no deletion.
+    if (values.confirm !== tenantId) throw new AppError("invalid_argument", `deleting ${tenantId} needs --confirm ${tenantId}`, ["confirm"]);
+    const started = await startDeletion(storage, tenantId, "cli");
+    print(started.phase === "quiesce" && started.error === null ? `deleting ${tenantId} (deletion ${started.id})` : `resuming the deletion of ${tenantId} at phase ${started.phase} (deletion ${started.id})`);
+    const steps = DELETION_PHASES.length - 1;
+    const line = (phase: DeletionPhase) => print(`  ${DELETION_PHASES.indexOf(phase) + 1}/${steps} ${phase}`);
+    let rows = 0;
+    let done: DeletionRecord;
+    try {
+      done = await runDeletion(storage, started, {
+        beforePhase: (_deletion, phase) => line(phase),
+        onBatch: (backendId, table, n) => progress?.(`    ${(rows += n).toLocaleString("en-US")} rows deleted (${backendId} ${table})`),
+      });
+    } catch (error) {
+      // An engine took it first (engines run unfinished deletions): follow its phases instead.
+      if (!(isAppError(error, "conflict") && error.message === "another process is running this move")) throw error;
+      print("  an engine is running this deletion; following it");
+      done = await followDeletion(storage, started, line);
+    }
+    const deleted = Object.values((done.detail.rows ?? {}) as Record<string, Record<string, number>>)
+      .flatMap((tables) => Object.values(tables)).reduce((n, v) => n + v, 0);
+    print(`${tenantId} is deleted: ${deleted.toLocaleString("en-US")} rows on its backends and its control-plane rows`);
+  },
+
   async "limits show"(args, { storage, print }) {
     const { positionals } = parse(args, {}, ["tenant"]);
     const store = await storage.tenant(positionals[0]!);
@@ -250,5 +281,18 @@ export async function runCli(argv: string[], deps: CliDeps, printError: (line: s
       return 1;
     }
     throw error;
+  }
+}
+
+/** Waits for a deletion another process runs, printing each phase it reaches. */
+async function followDeletion(storage: Storage, deletion: DeletionRecord, line: (phase: DeletionPhase) => void): Promise<DeletionRecord> {
+  let printed = DELETION_PHASES.indexOf(deletion.phase) - 1;
+  for (;;) {
+    const latest = await storage.deletions.get(deletion.id);
+    if (!latest) throw new AppError("conflict", "the deletion is no longer recorded");
+    const reached = DELETION_PHASES.indexOf(latest.phase);
+    while (printed < reached && DELETION_PHASES[printed + 1] !== "done") line(DELETION_PHASES[++printed]!);
+    if (latest.phase === "done") return latest;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
