@@ -100,6 +100,9 @@ const CASES: Record<string, Case> = {
   "ops.audit.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "ops.exports.start": { gate: "operator", input: (tenantId) => ({ tenantId }) },
   "ops.exports.list": { gate: "operator", input: (tenantId) => ({ tenantId }) },
+  // Records a deletion of A that nothing runs here (no engine): A keeps answering, and no later case moves it.
+  "ops.deletions.start": { gate: "operator", input: (tenantId) => ({ tenantId, confirm: tenantId }) },
+  "ops.deletions.get": { gate: "operator", input: () => ({ deletionId: "00000000-0000-4000-8000-000000000000" }) },
   "resources.ledger": { gate: "operator" },
   "resources.usage": { gate: "operator" },
   "resources.throttled": { gate: "operator" },

@@ -24,7 +24,7 @@ const TENANT_ADMIN_PAGES = /^\/(settings)(\/|$)/;
  */
 export const PAGES = [
   "/", "/account",
-  "/ops", "/ops/audit", "/ops/breakers", "/ops/fairness", "/ops/moves", "/ops/resources",
+  "/ops", "/ops/audit", "/ops/breakers", "/ops/fairness", "/ops/fairness/[tenantId]", "/ops/moves", "/ops/resources",
   "/ops/tenants/[id]", "/ops/tenants/new", "/ops/workers",
   "/t/[tenant]", "/t/[tenant]/approvals", "/t/[tenant]/breakers", "/t/[tenant]/failed", "/t/[tenant]/instances",
   "/t/[tenant]/instances/[id]", "/t/[tenant]/schedules", "/t/[tenant]/sequences", "/t/[tenant]/sequences/[id]",

@@ -15,6 +15,7 @@ import { tenantFairnessOf } from "../../ops/tenant-fairness.ts";
 import { limitDefaults, PAGE_SIZE, TENANT_ORDERS, tenantPage, withFigures } from "../../ops/tenant-directory.ts";
 import { operatorProcedure, operatorTenantProcedure, router } from "../trpc.ts";
 import { auditRouter } from "./audit.ts";
+import { opsDeletionsRouter } from "./ops-deletions.ts";
 import { opsExportsRouter } from "./ops-exports.ts";
 import { opsLimitsRouter } from "./ops-limits.ts";
 
@@ -79,6 +80,7 @@ export const opsRouter = router({
   limits: opsLimitsRouter,
   audit: auditRouter,
   exports: opsExportsRouter,
+  deletions: opsDeletionsRouter,
 
   users: router({
     /** Ends every session of the account with this email (NOT_FOUND "user not found" when there is none), audited. */

@@ -5,6 +5,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { signedInCaller } from "../../../../../server/web/session.ts";
 import { MovesCard } from "../../moves/moves-card";
+import { DeleteTenantCard } from "./delete-tenant-card";
 import { ExportCard } from "./export-card";
 import { LimitsCard } from "./limits-card";
 import { RecentActivity } from "./recent-activity";
@@ -53,6 +54,7 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
           <a href="#limits-heading">Limits</a>
           <a href="#export-heading">Export</a>
           <a href="#activity-heading">Recent activity</a>
+          <a href="#delete-heading">Delete</a>
         </nav>
       </div>
       <TenantPlacement initial={tenant} />
@@ -68,6 +70,7 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
         <h2 id="activity-heading">Recent activity</h2>
         <RecentActivity tenantId={tenant.id} />
       </section>
+      <DeleteTenantCard tenantId={tenant.id} />
     </main>
   );
 }
