@@ -1,8 +1,9 @@
 "use client";
 
-import { Area, AreaChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { clock, colorOf, minuteGrid, minuteLabel, type FairnessData } from "./fairness-data";
 import styles from "./fairness.module.css";
+import { SeriesLegend } from "./series-legend";
 
 /** What the top tenants (and the others, summed) left waiting at the end of each minute, stacked. */
 export function BacklogChart({ data }: { data: FairnessData }) {
@@ -17,6 +18,7 @@ export function BacklogChart({ data }: { data: FairnessData }) {
   return (
     <figure className="chart-figure">
       <figcaption className="muted">Due instances left waiting at the end of each minute, stacked. Peak: {peak.toLocaleString()} waiting.</figcaption>
+      <SeriesLegend series={series} />
       <div className="chart" role="img" aria-label={`Backlog per tenant per minute, stacked, for ${series.map((s) => s.name).join(", ")}: peak ${peak} due instances waiting`}>
         <ResponsiveContainer width="100%" height="100%">
           <AreaChart data={rows} margin={{ top: 8, right: 16, bottom: 24, left: 8 }}>
@@ -50,7 +52,6 @@ export function BacklogChart({ data }: { data: FairnessData }) {
                 );
               }}
             />
-            <Legend verticalAlign="top" height={48} />
             {series.map((s, i) => (
               <Area
                 key={s.key} type="linear" dataKey={s.key} name={s.name} stackId="backlog"

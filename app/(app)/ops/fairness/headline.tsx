@@ -17,7 +17,7 @@ export function Headline({ data }: { data: FairnessData }) {
       <div className={`card ${styles.figure}`}>
         <h2 className={styles.figureLabel}>Largest tenant&apos;s share of claims</h2>
         <p className={styles.figureValue} data-testid="largest-share">
-          {data.largest ? <>{percent(data.largest.claimShare)} <span className={styles.figureWho}>{data.largest.tenantId}</span></> : "–"}
+          {data.largest ? <>{percent(data.largest.claimShare)} <span className={styles.figureName}>{data.largest.tenantId}</span></> : "–"}
         </p>
         <p className={`muted ${styles.explain}`}>Of all claims in the range, whatever each tenant asked for: near 100 % means one tenant holds the engines.</p>
       </div>

@@ -24,25 +24,24 @@ export function NoisyTable({ data, range }: { data: FairnessData; range: Fairnes
           <thead>
             <tr>
               <th scope="col">Tenant</th>
-              <th scope="col">Lag p99 / objective</th>
+              <th scope="col">Lag against objective</th>
               <th scope="col">Why it waited (ledger)</th>
-              <th scope="col">Share of claims</th>
-              <th scope="col">Share of demand</th>
+              <th scope="col">Claims share</th>
+              <th scope="col">Demand share</th>
               <th scope="col">Claimed</th>
               <th scope="col">Failed</th>
-              <th scope="col">Lag p50</th>
               <th scope="col">Mean backlog</th>
             </tr>
           </thead>
           <tbody>
             {tenants.map((t) => (
               <tr key={t.tenantId} data-breach={t.breach || undefined} className={t.breach ? styles.breachRow : undefined}>
-                <th scope="row">
+                <th scope="row" className={styles.tenantCell}>
                   <Link href={`/ops/fairness/${encodeURIComponent(t.tenantId)}?range=${range}`} prefetch={false}><code>{t.tenantId}</code></Link>
                 </th>
                 <td>
-                  {lagLabel(t.lagP99)} / {formatMs(t.objectiveMs)}
-                  {t.ownObjective && <span className="muted"> (own)</span>}{" "}
+                  <span className={styles.lagLine}>p99 <span data-lag="p99">{lagLabel(t.lagP99)}</span> / {formatMs(t.objectiveMs)}{t.ownObjective && <span className="muted"> (own)</span>}</span>
+                  <span className={`muted ${styles.lagLine}`}>p50 <span data-lag="p50">{lagLabel(t.lagP50)}</span></span>
                   {t.breach && <span className="badge badge-danger">over objective</span>}
                 </td>
                 <td className={styles.reasonCell}><ReasonList reasons={t.reasons} /></td>
@@ -50,7 +49,6 @@ export function NoisyTable({ data, range }: { data: FairnessData; range: Fairnes
                 <td>{percent(t.demandShare)}</td>
                 <td>{t.claimed.toLocaleString()}</td>
                 <td>{t.failed > 0 ? <span className="badge badge-danger">{t.failed.toLocaleString()}</span> : "0"}</td>
-                <td>{lagLabel(t.lagP50)}</td>
                 <td>{t.backlog.toFixed(1)}</td>
               </tr>
             ))}

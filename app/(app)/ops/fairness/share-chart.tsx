@@ -1,8 +1,9 @@
 "use client";
 
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { clock, colorOf, minuteGrid, minuteLabel, type FairnessData } from "./fairness-data";
 import styles from "./fairness.module.css";
+import { SeriesLegend } from "./series-legend";
 
 /**
  * The top tenants' share of the claims (solid) against their share of the demand (dashed) per
@@ -26,6 +27,7 @@ export function ShareChart({ data }: { data: FairnessData }) {
       <figcaption className="muted">
         Solid: share of the claims. Dashed: share of the demand (claimed plus waiting). The top {top} tenants by claims{series.some((s) => s.tenantId === null) ? ", the rest summed as others" : ""}.
       </figcaption>
+      <SeriesLegend series={series} />
       <div className={`chart ${styles.chartTall}`} role="img" aria-label={`Share of claims against share of demand per minute, for ${series.map((s) => s.name).join(", ")}`}>
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 24, left: 8 }}>
@@ -62,7 +64,6 @@ export function ShareChart({ data }: { data: FairnessData }) {
                 );
               }}
             />
-            <Legend verticalAlign="top" height={48} />
             {series.flatMap((s, i) => [
               <Line
                 key={`claim_${s.key}`} type="linear" dataKey={`claim_${s.key}`} name={s.name}
