@@ -3,6 +3,9 @@
 // no other tenant's row changes, a deleter killed in any phase is resumed by running it again,
 // and afterwards the slug answers every REST route exactly as a slug that never existed.
 import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertSequence, makeUser, seedInstancesWithRows } from "../../test/factories.ts";
@@ -45,6 +48,10 @@ async function populatedTenant(prefix: string): Promise<string> {
   await createInvitation(db.prisma, { tenantId: slug, email: `${slug}@invitee.test`, role: "member", invitedByUserId: admin.id });
   await setTenantLimits(db.sql, slug, { retentionDays: 9 });
   await db.sql.query("INSERT INTO audit_log (actor, tenant_id, action) VALUES ('test', $1, 'sequence.create')", [slug]);
+  // A console export of it, with its files on disk.
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `export-${slug}-`));
+  await fs.writeFile(path.join(dir, "instances.ndjson"), "{}\n");
+  await db.sql.query("INSERT INTO tenant_exports (id, tenant_id, requested_by, status, dir) VALUES (gen_random_uuid(), $1, 'test', 'done', $2)", [slug, dir]);
   await insertSequence({ ...db, sql: pool("eu-1") } as TestDatabase, slug, [{ type: "step", id: "one", handler: "noop" }], `${slug}-seq`);
   // The slug's registry row is on the primary, the trigger where the tenant is placed.
   await db.sql.query("INSERT INTO trigger_slugs (slug, tenant_id) VALUES ($1, $2)", [`${slug}-hook`, slug]);
@@ -105,6 +112,16 @@ describe("tenant deletion", () => {
     expect(done.detail.rows).toMatchObject({ "eu-1": { task_instances: 90 }, primary: { task_instances: 3 } });
     expect(await rowsNaming(doomed)).toEqual([]);
     expect(await fingerprint(bystander)).toEqual(before);
+    // Its export's files went with it; the bystander's are still there.
+    const exportDirs = async (slug: string) => {
+      const { rows } = await db.sql.query<{ dir: string }>("SELECT dir FROM tenant_exports WHERE tenant_id = $1", [slug]);
+      return rows.map((r) => r.dir);
+    };
+    expect(await exportDirs(doomed)).toEqual([]);
+    const kept = await exportDirs(bystander);
+    expect(kept).toHaveLength(1);
+    await expect(fs.stat(kept[0]!)).resolves.toBeTruthy();
+    expect(await fs.readdir(os.tmpdir())).not.toContainEqual(expect.stringMatching(new RegExp(`^export-${doomed}-`)));
 
     // What is kept: the deletion's record and its two audit lines, naming the tenant in their details.
     const audit = await db.sql.query("SELECT action, tenant_id, details->>'tenant' AS tenant FROM audit_log WHERE details->>'deletion_id' = $1 ORDER BY id", [done.id]);

@@ -6,10 +6,12 @@
 //   drain          until no instance of the tenant is running (expired leases are handed back).
 //   delete_rows    on every backend, the tenant's rows in batches of their own transactions:
 //                  instances with their rows, then every other tenant table.
-//   control_plane  memberships, API keys, invitations, slugs, limits, moves, exports, its audit
-//                  rows, its placement and the tenant row, in one transaction. After it the slug
+//   control_plane  the files of its console exports; then memberships, API keys, invitations,
+//                  slugs, limits, moves, exports, its audit rows, its placement and the tenant
+//                  row, in one transaction. After it the slug
 //                  answers as one that never existed.
 // A deletion and a move of one tenant never run at once: both hold the tenant's move lock.
+import fs from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError, notFound } from "../errors.ts";
 import type { DeletionPhase, DeletionRecord, Storage } from "../storage/index.ts";
@@ -91,6 +93,8 @@ async function runPhase(storage: Storage, deletion: DeletionRecord, options: Del
       return deletions.advance(deletion.id, "control_plane", { rows: mergeRows(deletion.detail.rows, rows) });
     }
     case "control_plane": {
+      // Its console exports' files first: their rows are what names them (removing is idempotent).
+      for (const dir of await deletions.exportDirs(tenantId)) await fs.rm(dir, { recursive: true, force: true });
       const controlPlane = await deletions.deleteControlPlane(deletion);
       return deletions.advance(deletion.id, "done", { control_plane: controlPlane });
     }

@@ -2,7 +2,7 @@
 // and the placement on the primary, and the tenant's rows on every backend. The pools stay in here.
 import type { StorageBackends } from "./backends.ts";
 import {
-  activeDeletion, advanceDeletion, deleteControlPlaneRows, deleteTenantRowsInBatches, getDeletion, insertDeletion, listActiveDeletions,
+  activeDeletion, advanceDeletion, deleteControlPlaneRows, deleteTenantRowsInBatches, exportDirsOf, getDeletion, insertDeletion, listActiveDeletions,
   recordDeletionError, type DeletionPhase, type DeletionRecord,
 } from "./deletions.ts";
 import { asTenantId } from "./ids.ts";
@@ -53,6 +53,11 @@ export class DeletionStore {
   /** Deletes the tenant's rows on `backendId` in batches; rows per table. */
   deleteRows(backendId: string, tenantId: string, onBatch?: (table: string, rows: number) => void | Promise<void>): Promise<Record<string, number>> {
     return deleteTenantRowsInBatches(this.backends.get(backendId).pool, asTenantId(tenantId), onBatch);
+  }
+
+  /** The directories of the tenant's console exports. */
+  exportDirs(tenantId: string): Promise<string[]> {
+    return exportDirsOf(this.primary, tenantId);
   }
 
   /** The tenant's control-plane rows and the tenant itself, in one transaction; rows per table. */

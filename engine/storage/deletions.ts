@@ -103,6 +103,12 @@ async function auditDeletion(db: Queryable, action: string, deletion: DeletionRe
   });
 }
 
+/** Where the tenant's console exports were written (their files are the tenant's data too). */
+export async function exportDirsOf(db: Queryable, tenantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ dir: string }>({ name: "deletion_export_dirs", text: "SELECT dir FROM tenant_exports WHERE tenant_id = $1", values: [tenantId] });
+  return rows.map((r) => r.dir);
+}
+
 const ROWS_PER_BATCH = 5_000;
 
 /**
