@@ -28,12 +28,18 @@ export interface DataRequest {
   /** The tRPC procedures of the batch. */
   procedures: string[];
   ms: number;
+  url: string;
 }
 
 export interface Load {
   settleMs: number;
   requests: DataRequest[];
+  /** Requests Next.js's router made to prefetch a page (the next-router-prefetch header). */
+  prefetches: number;
 }
+
+/** BENCH_CONSOLE_VERBOSE=1: every request of every load, with its time. */
+const VERBOSE = process.env.BENCH_CONSOLE_VERBOSE === "1";
 
 const isLiveStream = (url: string) => new URL(url).pathname.startsWith("/api/live/");
 
@@ -49,21 +55,23 @@ function proceduresOf(url: string): string[] {
 async function measure(page: Page, go: () => Promise<unknown>): Promise<Load> {
   const inFlight = new Set<Request>();
   const requests: DataRequest[] = [];
+  let prefetches = 0;
   let lastEnd = 0;
   const onRequest = (request: Request) => {
+    if (request.headers()["next-router-prefetch"]) prefetches++;
     if (!isLiveStream(request.url())) inFlight.add(request);
   };
   const onDone = (request: Request) => {
     if (!inFlight.delete(request)) return;
     lastEnd = performance.now();
-    if (new URL(request.url()).pathname.startsWith("/api/trpc/")) {
-      requests.push({ procedures: proceduresOf(request.url()), ms: request.timing().responseEnd });
-    }
+    const ms = request.timing().responseEnd;
+    if (VERBOSE) console.log(`    ${Math.round(lastEnd - started)} ms: ${request.method()} ${request.url().slice(0, 160)} ${Math.round(ms)} ms${request.headers()["next-router-prefetch"] ? " (prefetch)" : ""}`);
+    if (new URL(request.url()).pathname.startsWith("/api/trpc/")) requests.push({ procedures: proceduresOf(request.url()), ms, url: request.url() });
   };
+  const started = performance.now();
   page.on("request", onRequest);
   page.on("requestfinished", onDone);
   page.on("requestfailed", onDone);
-  const started = performance.now();
   try {
     await go();
     lastEnd = Math.max(lastEnd, performance.now());
@@ -72,7 +80,7 @@ async function measure(page: Page, go: () => Promise<unknown>): Promise<Load> {
       if (inFlight.size === 0 && performance.now() - lastEnd >= QUIET_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    return { settleMs: lastEnd - started, requests };
+    return { settleMs: lastEnd - started, requests, prefetches };
   } finally {
     page.off("request", onRequest);
     page.off("requestfinished", onDone);
@@ -125,4 +133,29 @@ export async function measurePage(context: BrowserContext, spec: PageSpec, loads
     }
   }
   return results;
+}
+
+/**
+ * Each procedure of the page's tRPC batches asked alone, `times` times, as the signed-in user
+ * (BENCH_CONSOLE_SPLIT=1): which procedure of a slow batch is the slow one. Queries only (GET).
+ */
+export async function timeProcedures(context: BrowserContext, loads: readonly Load[], times = 3): Promise<Map<string, number[]>> {
+  const seen = new Map<string, string>();
+  for (const request of loads.flatMap((l) => l.requests)) {
+    const url = new URL(request.url);
+    const inputs = JSON.parse(url.searchParams.get("input") ?? "{}") as Record<string, unknown>;
+    request.procedures.forEach((procedure, i) => {
+      if (!seen.has(procedure)) seen.set(procedure, `${url.origin}/api/trpc/${procedure}?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: inputs[i] }))}`);
+    });
+  }
+  const timings = new Map<string, number[]>();
+  for (const [procedure, address] of seen) {
+    for (let i = 0; i < times; i++) {
+      const started = performance.now();
+      const response = await context.request.get(address);
+      await response.body();
+      timings.set(procedure, [...(timings.get(procedure) ?? []), performance.now() - started]);
+    }
+  }
+  return timings;
 }

@@ -22,7 +22,7 @@ import { percentile, median } from "./cluster.ts";
 import {
   LARGE_ADMIN, LARGE_TENANT, refreshMetrics, seedBackend, seedControlPlane, SEED_VERSION, SMALL_ADMIN, SMALL_TENANT, TENANTS,
 } from "./console-seed.ts";
-import { launch, measurePage, QUIET_MS, signedIn, type Load, type PageSpec } from "./console-pages.ts";
+import { launch, measurePage, QUIET_MS, signedIn, timeProcedures, type Load, type PageSpec } from "./console-pages.ts";
 import { postgresVersion, writeResults } from "./results.ts";
 
 const DATA_DIR = path.join(PROJECT_ROOT, ".data", "bench-console");
@@ -32,6 +32,8 @@ const WEB_PORT = Number(process.env.BENCH_CONSOLE_WEB_PORT ?? 3389);
 const LOADS = Number(process.env.BENCH_CONSOLE_LOADS ?? 5);
 /** Only the pages whose name contains this (all when unset). */
 const ONLY = process.env.BENCH_CONSOLE_PAGES;
+/** BENCH_CONSOLE_SPLIT=1: each page's procedures also timed one at a time (bench/console-pages.ts timeProcedures). */
+const SPLIT = process.env.BENCH_CONSOLE_SPLIT === "1";
 const DATA_P95_MS = 300;
 const SETTLE_MS = 1_000;
 const BACKENDS = [{ id: "primary", database: "bulkhead" }, { id: "eu-1", database: "bulkhead_eu1" }] as const;
@@ -185,12 +187,13 @@ function row(result: PageResult): (string | number)[] {
   const settle95 = percentile(settles, 95);
   const flags = [p95 > DATA_P95_MS ? `data p95 > ${DATA_P95_MS} ms` : "", settle95 > SETTLE_MS ? `settle > ${SETTLE_MS / 1000} s` : ""].filter(Boolean);
   return [
-    result.name, (times.length / result.loads.length).toFixed(1), ms(median(times)), ms(p95), ms(Math.max(...times, NaN)),
+    result.name, (times.length / result.loads.length).toFixed(1), ms(median(times)), ms(p95), ms(times.length ? Math.max(...times) : NaN),
+    (result.loads.reduce((sum, l) => sum + l.prefetches, 0) / result.loads.length).toFixed(1),
     slowest ? `${slowest[0]} (${ms(slowest[1])})` : "–", ms(median(settles)), ms(settle95), flags.length ? `**${flags.join(", ")}**` : "ok",
   ];
 }
 
-const COLUMNS = ["page", "data requests per load", "data p50 (ms)", "data p95 (ms)", "data max (ms)", "slowest procedure, p95 (ms)", "settle p50 (ms)", "settle p95 (ms)", "flag"];
+const COLUMNS = ["page", "data requests per load", "data p50 (ms)", "data p95 (ms)", "data max (ms)", "prefetches per load", "slowest procedure, p95 (ms)", "settle p50 (ms)", "settle p95 (ms)", "flag"];
 
 function printTable(rows: (string | number)[][]): void {
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
@@ -236,8 +239,11 @@ export async function main(): Promise<void> {
           for (const spec of visitor.pages.filter((p) => !ONLY || p.name.includes(ONLY))) {
             const loads = await measurePage(context, spec, LOADS);
             results.push({ name: spec.name, loads });
-            const [, perLoad, , p95, , slowest, settle, , flag] = row({ name: spec.name, loads });
-            say(`${spec.name}: ${perLoad} data requests, p95 ${p95} ms (slowest ${slowest}), settle ${settle} ms ${flag === "ok" ? "" : flag}`);
+            if (SPLIT) {
+              for (const [procedure, times] of await timeProcedures(context, loads)) say(`    ${procedure} alone: ${times.map((t) => Math.round(t)).join(", ")} ms`);
+            }
+            const [, perLoad, , p95, , prefetches, slowest, settle, , flag] = row({ name: spec.name, loads });
+            say(`${spec.name}: ${perLoad} data requests, p95 ${p95} ms (slowest ${slowest}), ${prefetches} prefetches, settle ${settle} ms ${flag === "ok" ? "" : flag}`);
           }
         } finally {
           await context.close();
@@ -260,7 +266,7 @@ export async function main(): Promise<void> {
         notes: [
           `Data request: one tRPC batch (\`/api/trpc/…\`), from the request's start to its last byte as Chromium times it; p95 is the nearest rank over every data request of the page's ${LOADS} loads. Settle: from the navigation's start (or the click, or the first keystroke) until no request but the live streams (\`/api/live/…\`) has been in flight for ${QUIET_MS} ms, to the end of the last one; p95 over the loads.`,
           "Each page is loaded once first to warm the browser's cache and the server (not counted), then in a new tab per load. The browser, the web server, the engine and PostgreSQL share the machine's 2 cores.",
-          `Data set (bench/console-seed.ts): 4 tenants with 200k, 150k, 100k and 100k instances, the other 9,996 with 10–80; of every 100 instances 70 completed (with an output), 8 failed, 5 scheduled, 2 running, 8 waiting, 3 paused (with a signal), 4 cancelled, over 30 days; tenant_metrics minutes for the last 3 hours (every minute for 1,000 tenants, every fifth for the rest); ~270 tenants with Open breakers, ~1,000 with cron schedules, 500 with triggers, 400 own limits, 300 finished moves, 100,000 audit lines. A tenant is on eu-1 when its number % 3 = 1.`,
+          `Data set (bench/console-seed.ts): 4 tenants with 200k, 150k, 100k and 100k instances, the other 9,996 with 10–80; of every 100 instances 70 completed (with an output), 8 failed, 5 scheduled, 2 running, 8 waiting, 3 paused (with a signal), 4 cancelled, over 30 days; tenant_metrics minutes for the last 3 hours (every tenant every minute in the last hour: 10,000 active tenants; before it every minute for 1,000 tenants and every fifth for the rest); ~270 tenants with Open breakers, ~1,000 with cron schedules, 500 with triggers, 400 own limits, 300 finished moves, 100,000 audit lines. A tenant is on eu-1 when its number % 3 = 1.`,
         ],
         postgres: await postgresVersion(urls.primary!),
         startedAt,
