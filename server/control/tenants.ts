@@ -68,23 +68,22 @@ export async function ensureTenant(
   }
 }
 
-export function listTenants(
+/**
+ * Every tenant by id with its placement and member count, in one statement: Prisma's relation
+ * loading read 10,000 tenants as three queries with 10,000-id lists and took 1.6 s (the console
+ * benchmark's audit page, whose tenant filter lists them all).
+ */
+export async function listTenants(
   prisma: Prisma,
 ): Promise<(TenantSummary & { memberCount: number; backendId: string | null; epoch: number | null; quiesced: boolean })[]> {
-  return prisma.tenant
-    .findMany({
-      orderBy: { id: "asc" },
-      select: { id: true, name: true, createdAt: true, placement: true, _count: { select: { memberships: true } } },
-    })
-    .then((tenants) =>
-      tenants.map((t) => ({
-        id: t.id,
-        name: t.name,
-        createdAt: t.createdAt,
-        memberCount: t._count.memberships,
-        backendId: t.placement?.backendId ?? null,
-        epoch: t.placement ? Number(t.placement.epoch) : null,
-        quiesced: t.placement?.quiescedAt != null,
-      })),
-    );
+  const rows = await prisma.$queryRaw<{
+    id: string; name: string; created_at: Date; backend_id: string | null; epoch: bigint | null; quiesced: boolean; member_count: number;
+  }[]>`SELECT t.id, t.name, t.created_at, p.backend_id, p.epoch, p.quiesced_at IS NOT NULL AS quiesced,
+              (SELECT count(*)::int FROM memberships m WHERE m.tenant_id = t.id) AS member_count
+         FROM tenants t LEFT JOIN tenant_storage_placements p ON p.tenant_id = t.id
+        ORDER BY t.id`;
+  return rows.map((t) => ({
+    id: t.id, name: t.name, createdAt: t.created_at, memberCount: t.member_count,
+    backendId: t.backend_id, epoch: t.epoch === null ? null : Number(t.epoch), quiesced: t.backend_id !== null && t.quiesced,
+  }));
 }
