@@ -157,6 +157,22 @@ describe("tenant deletion", () => {
     expect(await rowsNaming(doomed)).toEqual([]);
   });
 
+  it("is run by an engine once the console records it", async () => {
+    const doomed = await populatedTenant("recorded");
+    const { startDeletion } = await import("./delete-tenant.ts");
+    const { DeletionRunner } = await import("./deletion-runner.ts");
+    const { createLogger } = await import("../logger.ts");
+    const recorded = await startDeletion(storage, doomed, "ops@example.test");
+    const runner = new DeletionRunner(storage, createLogger("test", "silent"), { intervalMs: 20, graceMs: 50 });
+    runner.start();
+    try {
+      while ((await storage.deletions.get(recorded.id))?.phase !== "done") await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await runner.stop();
+    }
+    expect(await rowsNaming(doomed)).toEqual([]);
+  });
+
   it("refuses to start while the tenant is being moved, and a move while it is being deleted", async () => {
     const slug = slugOf("busy");
     await createTenant(db.prisma, { slug, backendId: "primary" });
