@@ -12,6 +12,7 @@
 // unless a page asks it for something. tenant_metrics are minutes relative to now, so they are
 // written again on every run (refreshMetrics), the rest only when SEED_VERSION changes.
 import type pg from "pg";
+import { rebuildMetricRollups } from "../engine/storage/metric-rollups.ts";
 
 /** Bump when the statements below change: a kept data set of another version is seeded again. */
 export const SEED_VERSION = "console-seed-1";
@@ -185,14 +186,16 @@ async function dropSecondaryIndexes(db: pg.ClientBase, tables: readonly string[]
 }
 
 /**
- * The last three hours of tenant_metrics on one backend, ending with the current minute: the
- * 1,000 lowest-numbered tenants have a row every minute, every other tenant one every five, so
- * every tenant is active in the last hour. Claims scale with the tenant's size; a few tenants
- * lag, are deferred by a breaker or the cap, or wait for resources.
+ * The last three hours of tenant_metrics on one backend, ending with the current minute: in the
+ * last hour every tenant has a row every minute (10,000 active tenants), before it the 1,000
+ * lowest-numbered tenants every minute and the others every fifth. Claims scale with the
+ * tenant's size; a few tenants lag, are deferred by a breaker or the cap, or wait for resources.
+ * What is kept from the minutes is rebuilt: the per-tenant hour by its triggers as the minutes
+ * are inserted, the fairness rollups by rebuildMetricRollups.
  */
 export async function refreshMetrics(db: pg.ClientBase, backendId: string): Promise<number> {
   await db.query("SET synchronous_commit = off");
-  await db.query("TRUNCATE tenant_metrics");
+  await db.query("TRUNCATE tenant_metrics, tenant_activity_hour, tenant_metric_spans, backend_metric_minutes");
   const { rowCount } = await db.query(`
     INSERT INTO tenant_metrics (tenant_id, minute, claimed, completed, failed, deferred, lag_buckets, backlog_samples, steps_peak, steps_waited, resource_waits)
     SELECT tenant_id, minute, claimed, claimed * 9 / 10, claimed / 10,
@@ -208,7 +211,9 @@ export async function refreshMetrics(db: pg.ClientBase, backendId: string): Prom
                         WHEN n < 1000 THEN 1 + (n + extract(minute FROM m)::int) % 20 ELSE 1 + n % 5 END AS claimed
               FROM generate_series(0, ${TENANTS - 1}) n,
                    generate_series(date_trunc('minute', now()) - interval '179 minutes', date_trunc('minute', now()), interval '1 minute') m
-             WHERE ${ON_BACKEND} AND (n < 1000 OR (extract(epoch FROM m)::bigint / 60) % 5 = n % 5)) s`, [backendId]);
-  await db.query("ANALYZE tenant_metrics");
+             WHERE ${ON_BACKEND} AND (n < 1000 OR m > now() - interval '1 hour' OR (extract(epoch FROM m)::bigint / 60) % 5 = n % 5)) s`, [backendId]);
+  const now = Date.now();
+  await rebuildMetricRollups(db, new Date(now - 4 * 3_600_000), new Date(now + 120_000));
+  await db.query("VACUUM ANALYZE tenant_metrics, tenant_activity_hour, tenant_metric_spans, backend_metric_minutes");
   return rowCount ?? 0;
 }
