@@ -40,6 +40,7 @@ export const USAGE = `usage: npm run bulkhead -- <command>
   limits rate <tenant> <key> <max_count> <window_ms>     (max_count 0 removes)
   limits budget <tenant> <steps_per_period> <period_secs> (steps_per_period 0 removes)
   limits show <tenant>
+  limits retention <tenant> <days|default>                (how long its finished instances are kept; 30 days by default)
   placements list
   placements advance <tenant> <backend> <epoch>           (epoch must be greater than the current one)
   tenants move <tenant> <backend>                          (prints each phase; run again to resume)
@@ -231,6 +232,16 @@ const commands: Record<string, Command> = {
     const deleted = Object.values((done.detail.rows ?? {}) as Record<string, Record<string, number>>)
       .flatMap((tables) => Object.values(tables)).reduce((n, v) => n + v, 0);
     print(`${tenantId} is deleted: ${deleted.toLocaleString("en-US")} rows on its backends and its control-plane rows`);
+  },
+
+  async "limits retention"(args, { prisma, storage, config, print }) {
+    const { positionals } = parse(args, {}, ["tenant", "days"]);
+    const [tenantId, daysText] = positionals as [string, string];
+    const days = daysText === "default" ? null : count(daysText, "days");
+    if (days !== null && (days < 1 || days > 36_500)) throw new AppError("invalid_argument", "days must be from 1 to 36500, or default", ["days"]);
+    const limits = await storage.setTenantLimits(tenantId, { retentionDays: days });
+    await recordAudit(prisma, { actor: "cli", tenantId, action: "limits.set", details: { retention_days: limits.retentionDays } });
+    print(`${tenantId} keeps finished instances ${limits.retentionDays ?? config.BULKHEAD_RETENTION_DAYS} days${limits.retentionDays === null ? " (the default)" : ""}`);
   },
 
   async "limits show"(args, { storage, print }) {

@@ -77,4 +77,13 @@ describe("bulkhead limits", () => {
     expect(await db.prisma.auditLog.count()).toBe(auditBefore);
     expect((await cli("limits", "show", "acme")).out).toEqual(["budget\tunlimited", "rate\t(none)"]);
   });
+
+  it("sets a tenant's retention, back to the default, and refuses days out of range or an unknown tenant", async () => {
+    const tenant = (await makeTenant(db)).id;
+    expect((await cli("limits", "retention", tenant, "7")).out).toEqual([`${tenant} keeps finished instances 7 days`]);
+    expect((await db.sql.query("SELECT retention_days FROM tenant_limits WHERE tenant_id = $1", [tenant])).rows).toEqual([{ retention_days: 7 }]);
+    expect((await cli("limits", "retention", tenant, "default")).out).toEqual([`${tenant} keeps finished instances 30 days (the default)`]);
+    for (const days of ["0", "36501", "soon"]) expect((await cli("limits", "retention", tenant, days)).status).toBe(1);
+    expect(await cli("limits", "retention", "no-such-tenant", "7")).toMatchObject({ status: 1 });
+  });
 });
