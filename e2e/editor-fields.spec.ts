@@ -1,9 +1,11 @@
 // The fields that were JSON-only, set through controls and read back over REST v1 exactly as set:
 // a step's output_schema, saga steps, the sequence's input_schema, sla and interceptors, and an
 // on_failure cleanup tree built on the canvas. Also the "+" before a tree's first block, a palette
-// block dropped onto a block (it goes after it) and a block dragged onto another (it moves there).
+// block dropped onto a block (it goes after it) and a block dragged onto another (it moves there),
+// each drop target highlighted while something is held over it.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { createTenantKey, signIn } from "./fixtures.ts";
+import { holdPaletteBlockOver } from "./palette-drag.ts";
 
 test.use({ viewport: { width: 1280, height: 1200 } });
 
@@ -26,6 +28,8 @@ async function keepPanel(page: Page, name: string) {
 }
 
 test("output_schema, saga steps, input_schema, sla, interceptors and on_failure set without JSON are saved as set", async ({ page, request }) => {
+  // Some forty form entries, a save and a REST read: about 25 s alone, past the 30 s default on a loaded machine.
+  test.slow();
   await signIn(page, "member@initech.test");
   await page.goto("/t/initech/sequences/new");
   await page.getByLabel("Name", { exact: true }).fill(`fields-${Date.now()}`);
@@ -123,8 +127,15 @@ test("a + before the first block, a palette block dropped on a block, and a bloc
   await inspector(page).getByLabel("Handler", { exact: true }).fill("noop");
   expect((await outlineLines(page)).filter((line) => !line.startsWith("empty"))).toEqual(["step step_2", "step step_1", "parallel parallel_1"]);
 
-  // A palette block dropped on step_2 goes right after it.
-  await palette(page, "sub_sequence").dragTo(canvas.locator('[data-block-id="step_2"]'));
+  // A palette block held over step_2 highlights it, and dropped there goes right after it.
+  const step2 = canvas.locator('[data-block-id="step_2"]');
+  const held = await holdPaletteBlockOver(page, palette(page, "sub_sequence"), step2);
+  await expect(step2).toHaveAttribute("data-drop", "over");
+  await expect(canvas.locator("[data-drop]")).toHaveCount(1);
+  await canvas.screenshot({ path: test.info().outputPath("palette-drop-target.png") });
+  await held.leave();
+  await expect(canvas.locator("[data-drop]")).toHaveCount(0);
+  await palette(page, "sub_sequence").dragTo(step2);
   expect((await outlineLines(page)).filter((line) => !line.startsWith("empty"))).toEqual(["step step_2", "sub_sequence sub_sequence_1", "step step_1", "parallel parallel_1"]);
   await expect(inspector(page).getByRole("heading", { level: 3 })).toHaveText("sub_sequence sub_sequence_1");
 
@@ -135,7 +146,11 @@ test("a + before the first block, a palette block dropped on a block, and a bloc
   await page.mouse.down();
   await page.mouse.move(from.x + 10, from.y + 10, { steps: 4 });
   await page.mouse.move(to.x, to.y, { steps: 12 });
+  // The block it would be dropped on is highlighted while it is held there.
+  await expect(canvas.locator('[data-block-id="parallel_1"]')).toHaveAttribute("data-drop", "over");
+  await canvas.screenshot({ path: test.info().outputPath("move-drop-target.png") });
   await page.mouse.up();
+  await expect(canvas.locator("[data-drop]")).toHaveCount(0);
   await expect
     .poll(async () => (await outlineLines(page)).filter((line) => !line.startsWith("empty")))
     .toEqual(["sub_sequence sub_sequence_1", "step step_1", "parallel parallel_1", "step step_2"]);

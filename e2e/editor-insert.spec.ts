@@ -2,6 +2,7 @@
 // block type dragged from the palette lands where it is dropped (an edge's "+", an empty slot).
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./fixtures.ts";
+import { holdPaletteBlockOver } from "./palette-drag.ts";
 
 // Tall enough for the palette and the whole canvas at once: a drag that has to scroll the page
 // half-way is not one a person makes (and Chromium drops it).
@@ -34,7 +35,15 @@ test("a + on an edge inserts there, and palette blocks dragged onto a + or an em
   // Dragged from the palette into an empty branch, and onto the + between the parallel and step_2.
   await page.getByRole("button", { name: "Add step" }).dragTo(canvas.locator('[data-slot="branch 1"]'));
   await expect(outline(page).getByRole("button", { name: "step step_3 · branch 1" })).toBeVisible();
-  await page.getByRole("button", { name: "Add try_catch" }).dragTo(canvas.getByRole("button", { name: "Add a block before step_2" }));
+  // Held over the +, the + is highlighted as the drop target, and no longer once the drag leaves it.
+  const plus = canvas.getByRole("button", { name: "Add a block before step_2" });
+  const held = await holdPaletteBlockOver(page, page.getByRole("button", { name: "Add try_catch" }), plus);
+  await expect(plus).toHaveAttribute("data-drop", "over");
+  await expect(canvas.locator("[data-drop]")).toHaveCount(1);
+  await canvas.screenshot({ path: test.info().outputPath("insert-drop-target.png") });
+  await held.leave();
+  await expect(canvas.locator("[data-drop]")).toHaveCount(0);
+  await page.getByRole("button", { name: "Add try_catch" }).dragTo(plus);
   await expect(outline(page).getByRole("button", { name: /^try_catch try_catch_1/ })).toBeVisible();
   const lines = await outlineLines(page);
   expect(lines.filter((line) => !line.startsWith("empty"))).toEqual(["step step_1", "parallel parallel_1", "step step_3 · branch 1", "try_catch try_catch_1", "step step_2"]);

@@ -1,7 +1,8 @@
 // The canvas for each block type of wire-format A.2, one at a time between a step before and a
-// step after: a screenshot of each is kept (attached to the report), and what matters in it is
-// asserted from the drawn boxes: the successor below, arms left to right in their order, and the
-// words on the arms.
+// step after (a try_catch both with and without a finally), and the cleanup trees: a screenshot of
+// each is kept (attached to the report), and what matters in it is asserted from the drawn boxes:
+// the successor below, arms left to right in their order, the words on the arms, no arm that is
+// not in the JSON, and nothing drawn over anything else.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { signIn } from "./fixtures.ts";
 
@@ -15,6 +16,8 @@ interface Shape {
   labels?: string[];
   /** Blocks of one list, top to bottom. */
   column?: string[];
+  /** Arm words that must not be drawn (no phantom arm). */
+  absent?: string[];
 }
 
 const SHAPES: Record<string, Shape> = {
@@ -44,6 +47,12 @@ const SHAPES: Record<string, Shape> = {
     block: { type: "try_catch", id: "guard", try_block: [call("attempt")], catch_block: [call("recover")], finally_block: [call("tidy")] },
     arms: ["attempt", "recover", "tidy"],
     labels: ["try", "catch", "finally"],
+  },
+  try_catch_no_finally: {
+    block: { type: "try_catch", id: "guard", try_block: [call("attempt")], catch_block: [call("recover")] },
+    arms: ["attempt", "recover"],
+    labels: ["try", "catch"],
+    absent: ["finally"],
   },
   sub_sequence: { block: { type: "sub_sequence", id: "ship", sequence_name: "shipping", version: 2, input: null } },
   a_b_split: {
@@ -84,6 +93,27 @@ const box = async (locator: Locator) => {
 
 /** On one vertical spine (within a pixel of rounding at the canvas's zoom). */
 const expectAligned = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThan(1.5);
+
+/**
+ * Nothing drawn over anything else: no two nodes (blocks, slots, joins, the start, the places
+ * after composites; frames hold what they frame) overlap, and no "+" or arm label lies on a node.
+ */
+async function expectNoOverlaps(canvas: Locator) {
+  const rects = (selector: string) =>
+    canvas.locator(selector).evaluateAll((all) =>
+      all.map((element) => {
+        const r = element.getBoundingClientRect();
+        const name = element.querySelector("[data-block-id],[data-slot],[data-join-of],[data-start],[data-after]");
+        return { name: name?.outerHTML.slice(0, 80) ?? element.textContent ?? "", x: r.x, y: r.y, right: r.right, bottom: r.bottom };
+      }),
+    );
+  const nodes = await rects(".react-flow__node:not(.react-flow__node-frame)");
+  const marks = [...(await rects(".seq-insert")), ...(await rects(".seq-edge-label"))];
+  expect(nodes.length).toBeGreaterThan(2);
+  const apart = (a: (typeof nodes)[number], b: (typeof nodes)[number]) => a.right <= b.x || b.right <= a.x || a.bottom <= b.y || b.bottom <= a.y;
+  nodes.forEach((a, i) => nodes.slice(i + 1).forEach((b) => expect(apart(a, b), `${a.name} overlaps ${b.name}`).toBe(true)));
+  for (const mark of marks) for (const node of nodes) expect(apart(mark, node), `${mark.name} lies on ${node.name}`).toBe(true);
+}
 
 test.describe("each block type on the canvas", () => {
   test.beforeEach(async ({ page }) => {
@@ -141,6 +171,11 @@ test.describe("each block type on the canvas", () => {
           }
         }
       }
+      for (const word of shape.absent ?? []) {
+        await expect(canvas.locator(".seq-edge-label", { hasText: word })).toHaveCount(0);
+        await expect(canvas.locator(`[data-slot="${word}"]`)).toHaveCount(0);
+      }
+      await expectNoOverlaps(canvas);
       if (type === "saga") {
         // Each saga step's id labels the way into its action.
         for (const id of ["book_hotel", "notify"]) await expect(canvas.locator(".seq-edge-label", { hasText: id })).toBeVisible();
@@ -151,4 +186,45 @@ test.describe("each block type on the canvas", () => {
       await testInfo.attach(`canvas-${type}`, { path: shot, contentType: "image/png" });
     });
   }
+});
+
+test("the cleanup trees are drawn on the canvas like the main tree, each in its own tab (screenshots kept)", async ({ page }, testInfo) => {
+  await signIn(page, "member@acme.test");
+  await page.goto("/t/acme/sequences/new");
+  await page.getByRole("tab", { name: "JSON" }).click();
+  const json = page.getByRole("tabpanel", { name: "JSON" }).getByRole("textbox");
+  await json.fill(
+    JSON.stringify({
+      ...JSON.parse(await json.inputValue()),
+      name: `cleanup-${Date.now()}`,
+      blocks: [call("work")],
+      // Each tree its own id space (A.2): `notify` may be in both.
+      on_failure: [call("notify"), { type: "parallel", id: "undo", branches: [[call("refund")], [call("release")]] }],
+      on_cancel: [call("notify")],
+    }),
+  );
+  await page.getByRole("button", { name: "Apply JSON" }).click();
+  await page.getByRole("tab", { name: "Canvas" }).click();
+  const canvas = page.locator(".seq-canvas");
+  const node = (id: string) => canvas.locator(`[data-block-id="${id}"]`);
+
+  await expect(node("work")).toBeVisible();
+  await expect(node("notify")).toHaveCount(0);
+  await page.getByRole("tab", { name: "on_failure" }).click();
+  await expect(node("work")).toHaveCount(0);
+  const [notify, undo, refund, release] = await Promise.all(["notify", "undo", "refund", "release"].map((id) => box(node(id))));
+  expect(undo!.y).toBeGreaterThan(notify!.bottom);
+  expect(refund!.y).toBeGreaterThan(undo!.bottom);
+  expect(release!.x).toBeGreaterThan(refund!.right);
+  // Its first block has a "+" before it, as the main tree's has.
+  await expect(canvas.getByRole("button", { name: "Add a block before notify" })).toBeVisible();
+  await expectNoOverlaps(canvas);
+  await canvas.screenshot({ path: testInfo.outputPath("canvas-on_failure.png") });
+  await testInfo.attach("canvas-on_failure", { path: testInfo.outputPath("canvas-on_failure.png"), contentType: "image/png" });
+
+  await page.getByRole("tab", { name: "on_cancel" }).click();
+  await expect(node("notify")).toHaveCount(1);
+  await expect(node("undo")).toHaveCount(0);
+  await canvas.screenshot({ path: testInfo.outputPath("canvas-on_cancel.png") });
+  await testInfo.attach("canvas-on_cancel", { path: testInfo.outputPath("canvas-on_cancel.png"), contentType: "image/png" });
 });
