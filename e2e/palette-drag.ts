@@ -1,6 +1,7 @@
 // A palette block held over a drop target, as Chromium's drag events say it (dragstart on the
 // palette button, then dragenter/dragover on the target): for asserting what a target shows while
-// something is held over it, which a real drag through Playwright's mouse cannot pause reliably.
+// something is held over it and after the drag leaves it, with exactly those events whatever a
+// pointer's path would cross. The drops themselves stay real drags (locator.dragTo).
 import type { Locator, Page } from "@playwright/test";
 
 export async function holdPaletteBlockOver(page: Page, paletteButton: Locator, target: Locator) {
