@@ -2,18 +2,26 @@
 // (issue 22): once settled, the document is no wider than the window (wide tables scroll inside
 // their card, the header and the tabs wrap), the console shows no error, no page error was
 // thrown, and no request failed or answered ≥ 400. A full-page screenshot of each is kept as the
-// test's artifact, `<page>-<width>.png`. A new page is one row of PAGES.
-import { randomBytes } from "node:crypto";
+// test's artifact, `<page>-<width>.png`. A new page is one row of PAGES. Tenant pages are those of
+// a tenant each worker makes with rows in every table (runs failed and waiting, a schedule, an
+// open breaker, an invitation), so the widths measured are those of pages in use.
+import { randomBytes, randomUUID } from "node:crypto";
 import { expect, test as base, type Browser, type BrowserContextOptions, type Page } from "@playwright/test";
+import pg from "pg";
+import { E2E_SERVER_ENV } from "./env.ts";
 import { DEMO_OPERATOR, signIn } from "./fixtures.ts";
 
 type Role = "operator" | "admin" | "member" | "signedOut";
 type StorageState = Exclude<BrowserContextOptions["storageState"], string | undefined>;
 
-/** The demo data's ids the table's paths need, read once per worker through the app's own API. */
+/**
+ * A tenant of the worker's own with something on every page (so a page is measured with rows in
+ * its tables, not only its empty state), and the ids the table's paths need.
+ */
 interface Demo {
+  tenant: string;
   sequenceId: string;
-  instanceId: string;
+  failedInstanceId: string;
   invitePath: string;
 }
 
@@ -26,8 +34,7 @@ interface PageRow {
   status?: number;
 }
 
-const TENANT = "acme";
-const t = (rest = "") => `/t/${TENANT}${rest}`;
+const t = (demo: Demo, rest = "") => `/t/${demo.tenant}${rest}`;
 
 const PAGES: PageRow[] = [
   { name: "signin", role: "signedOut", path: () => "/signin" },
@@ -35,21 +42,21 @@ const PAGES: PageRow[] = [
   { name: "signout", role: "member", path: () => "/signout" },
   { name: "not-found", role: "member", path: () => "/no-such-page", status: 404 },
   { name: "account", role: "member", path: () => "/account" },
-  { name: "overview", role: "admin", path: () => t() },
-  { name: "sequences", role: "admin", path: () => t("/sequences") },
-  { name: "sequence-new", role: "admin", path: () => t("/sequences/new") },
-  { name: "sequence", role: "admin", path: (d) => t(`/sequences/${d.sequenceId}`) },
-  { name: "instances", role: "admin", path: () => t("/instances") },
-  { name: "instance", role: "admin", path: (d) => t(`/instances/${d.instanceId}`) },
-  { name: "schedules", role: "admin", path: () => t("/schedules") },
-  { name: "approvals", role: "admin", path: () => t("/approvals") },
-  { name: "workers", role: "admin", path: () => t("/workers") },
-  { name: "failed", role: "admin", path: () => t("/failed") },
-  { name: "breakers", role: "admin", path: () => t("/breakers") },
-  { name: "settings", role: "admin", path: () => t("/settings") },
-  { name: "member-overview", role: "member", path: () => t() },
+  { name: "member-overview", role: "member", path: () => "/t/acme" },
+  { name: "overview", role: "admin", path: (d) => t(d) },
+  { name: "sequences", role: "admin", path: (d) => t(d, "/sequences") },
+  { name: "sequence-new", role: "admin", path: (d) => t(d, "/sequences/new") },
+  { name: "sequence", role: "admin", path: (d) => t(d, `/sequences/${d.sequenceId}`) },
+  { name: "instances", role: "admin", path: (d) => t(d, "/instances") },
+  { name: "instance", role: "admin", path: (d) => t(d, `/instances/${d.failedInstanceId}`) },
+  { name: "schedules", role: "admin", path: (d) => t(d, "/schedules") },
+  { name: "approvals", role: "admin", path: (d) => t(d, "/approvals") },
+  { name: "workers", role: "admin", path: (d) => t(d, "/workers") },
+  { name: "failed", role: "admin", path: (d) => t(d, "/failed") },
+  { name: "breakers", role: "admin", path: (d) => t(d, "/breakers") },
+  { name: "settings", role: "admin", path: (d) => t(d, "/settings") },
   { name: "ops", role: "operator", path: () => "/ops" },
-  { name: "ops-tenant", role: "operator", path: () => `/ops/tenants/${TENANT}` },
+  { name: "ops-tenant", role: "operator", path: (d) => `/ops/tenants/${d.tenant}` },
   { name: "ops-tenant-new", role: "operator", path: () => "/ops/tenants/new" },
   { name: "ops-moves", role: "operator", path: () => "/ops/moves" },
   { name: "ops-fairness", role: "operator", path: () => "/ops/fairness" },
@@ -66,36 +73,92 @@ const VIEWPORTS = [
 ];
 
 /** Signs `email` in through the form in a context of its own; returns its cookies. */
-async function sessionOf(browser: Browser, baseURL: string | undefined, email: string): Promise<StorageState> {
+async function sessionOf(browser: Browser, baseURL: string | undefined, email: string, password?: string): Promise<StorageState> {
   const context = await browser.newContext({ baseURL });
-  await signIn(await context.newPage(), email);
+  await signIn(await context.newPage(), email, password);
   const state = await context.storageState();
   await context.close();
   return state;
 }
 
-/** The demo data's ids for the table's paths, read through the app's own API as the tenant's admin. */
-async function demoOf(browser: Browser, baseURL: string | undefined, admin: StorageState): Promise<Demo> {
-  const context = await browser.newContext({ baseURL, storageState: admin });
-  const query = async (path: string, input: unknown) => {
-    const answer = await context.request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
-    expect(answer.status(), path).toBe(200);
+/** tRPC over HTTP as the session `state` signs in: a query (GET) or a mutation (POST), its data. */
+async function trpcAs(browser: Browser, baseURL: string | undefined, state: StorageState) {
+  const context = await browser.newContext({ baseURL, storageState: state });
+  const dataOf = async (answer: Awaited<ReturnType<typeof context.request.get>>, path: string) => {
+    expect(answer.status(), `${path}: ${await answer.text()}`).toBe(200);
     return ((await answer.json()) as { result: { data: unknown } }).result.data;
   };
-  const sequences = (await query("sequences.list", { tenantId: TENANT })) as { id: string; name: string }[];
-  const instances = (await query("instances.list", { tenantId: TENANT, limit: 1 })) as { items: { id: string }[] };
-  // An invitation of its own: its link shows the invitation page until it is used, revoked or expires.
-  const invited = await context.request.post("/api/trpc/members.invite", {
-    data: { tenantId: TENANT, email: `e2e-viewports-${randomBytes(4).toString("hex")}@example.test`, role: "member" },
-  });
-  expect(invited.status(), await invited.text()).toBe(200);
-  const { link } = ((await invited.json()) as { result: { data: { link: string } } }).result.data;
-  await context.close();
   return {
-    sequenceId: sequences.find((s) => s.name === "welcome-email")!.id,
-    instanceId: instances.items[0]!.id,
-    invitePath: new URL(link, "http://x").pathname,
+    query: async (path: string, input: unknown) =>
+      dataOf(await context.request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`), path),
+    mutate: async (path: string, input: unknown) => dataOf(await context.request.post(`/api/trpc/${path}`, { data: input }), path),
+    close: () => context.close(),
   };
+}
+
+/** Opens a breaker of the tenant (placed on the primary backend) as five failures in a row would. */
+async function openBreaker(tenant: string, handler: string) {
+  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead` });
+  await client.connect();
+  try {
+    await client.query(`INSERT INTO circuit_breakers (tenant_id, handler, failure_count, opened_at) VALUES ($1, $2, 5, now())`, [tenant, handler]);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The worker's tenant, made through the operator console's API with a new admin: sequences (one
+ * that fails with a long error, one waiting for an approval), runs of them, a schedule, an open
+ * breaker and an invitation. Returns the admin's session and the ids.
+ */
+async function demoOf(browser: Browser, baseURL: string | undefined, operator: StorageState): Promise<{ admin: StorageState; demo: Demo }> {
+  const hex = randomBytes(3).toString("hex");
+  const tenant = `vp-${hex}`;
+  const ops = await trpcAs(browser, baseURL, operator);
+  const created = (await ops.mutate("ops.createTenant", { slug: tenant, name: `Viewports ${hex} Incorporated`, adminEmail: `e2e-vp-${hex}@example.test` })) as {
+    adminEmail: string;
+    oneTimePassword: string;
+  };
+  await ops.close();
+  const admin = await sessionOf(browser, baseURL, created.adminEmail, created.oneTimePassword);
+  const api = await trpcAs(browser, baseURL, admin);
+  const sequence = async (name: string, blocks: unknown[]) =>
+    ((await api.mutate("sequences.create", {
+      tenantId: tenant,
+      sequence: { id: randomUUID(), tenant_id: tenant, namespace: "default", name, version: 1, created_at: new Date().toISOString(), blocks },
+    })) as { id: string }).id;
+  const run = async (sequenceId: string) => ((await api.mutate("sequences.run", { tenantId: tenant, sequenceId })) as { instanceId: string }).instanceId;
+
+  const ok = await sequence("nightly-billing-reconciliation-report", [
+    { type: "step", id: "collect", handler: "noop" },
+    { type: "step", id: "summarise", handler: "log", params: { message: "report ready" } },
+  ]);
+  const failing = await sequence("charge-card", [
+    { type: "step", id: "charge", handler: "fail", params: { message: "card processor answered 502 Bad Gateway: upstream connect error or disconnect/reset before headers" } },
+  ]);
+  const review = await sequence("ship-order", [
+    { type: "step", id: "approve", handler: "log", params: { message: "approved" }, wait_for_input: {
+      prompt: "Ship order A-102 to the customer?", choices: [{ label: "Ship", value: "ship" }, { label: "Hold", value: "hold" }], allow_comment: true,
+    } },
+  ]);
+  await run(ok);
+  const failedInstanceId = await run(failing);
+  await run(failing);
+  await run(review);
+  await api.mutate("schedules.create", { tenantId: tenant, sequenceId: ok, cronExpr: "0 * * * *" });
+  await openBreaker(tenant, "billing_api");
+  // An invitation: its link shows the invitation page until it is used, revoked or expires.
+  const { link } = (await api.mutate("members.invite", { tenantId: tenant, email: `e2e-vp-invited-${hex}@example.test`, role: "member" })) as { link: string };
+  // The engine has run them: two failed, one waiting for its answer.
+  await expect
+    .poll(async () => {
+      const { items } = (await api.query("instances.list", { tenantId: tenant, states: ["failed", "waiting"] })) as { items: unknown[] };
+      return items.length;
+    }, { timeout: 20_000 })
+    .toBe(3);
+  await api.close();
+  return { admin, demo: { tenant, sequenceId: ok, failedInstanceId, invitePath: new URL(link, "http://x").pathname } };
 }
 
 interface Setup {
@@ -105,17 +168,14 @@ interface Setup {
 
 const test = base.extend<{ role: Role; demo: Demo }, { setup: Setup }>({
   role: ["signedOut", { option: true }],
-  // Once per worker: a session per role (every test then starts signed in) and the demo's ids.
+  // Once per worker: a session per role (every test then starts signed in) and the tenant.
   // A worker's own contexts do not get the config's `use` options, so the base URL is passed on.
   setup: [
     async ({ browser }, use, workerInfo) => {
       const baseURL = workerInfo.project.use.baseURL;
-      const [operator, admin, member] = [
-        await sessionOf(browser, baseURL, DEMO_OPERATOR),
-        await sessionOf(browser, baseURL, `admin@${TENANT}.test`),
-        await sessionOf(browser, baseURL, `member@${TENANT}.test`),
-      ];
-      const demo = await demoOf(browser, baseURL, admin);
+      const operator = await sessionOf(browser, baseURL, DEMO_OPERATOR);
+      const member = await sessionOf(browser, baseURL, "member@acme.test");
+      const { admin, demo } = await demoOf(browser, baseURL, operator);
       await use({ sessions: { operator, admin, member, signedOut: { cookies: [], origins: [] } }, demo });
     },
     { scope: "worker", timeout: 60_000 },

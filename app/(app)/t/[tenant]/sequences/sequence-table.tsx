@@ -29,7 +29,7 @@ export function SequenceTable({ tenantId }: { tenantId: string }) {
   const rows = [...groups.values()].map((versions) => [...versions].sort((a, b) => b.version - a.version));
   return (
     <div className="table-wrap">
-      <table className="table">
+      <table className="table table-stack">
         <thead>
           <tr>
             <th scope="col">Name</th>
