@@ -36,7 +36,7 @@ async function bothReadings(on: TestDatabase, tenants: readonly string[], from: 
   const pick = (rows: { tenantId: string; claimed: number; lagBuckets: number[] }[]) =>
     Object.fromEntries(rows.filter((r) => tenants.includes(r.tenantId) && (r.claimed > 0 || r.lagBuckets.some((n) => n > 0)))
       .map((r) => [r.tenantId, { claimed: r.claimed, lagBuckets: r.lagBuckets }]));
-  const to = new Date(Date.now() + 3 * MINUTE);
+  const to = new Date(Date.now() + 3 * 60 * MINUTE);
   return { kept: pick(await readTenantActivity(on.sql, from)), summed: pick(await sumTenantActivity(on.sql, from, to)) };
 }
 
@@ -82,9 +82,39 @@ describe("tenant_activity_hour", () => {
     const { rows } = await db.sql.query("SELECT window_from FROM tenant_activity_hour WHERE tenant_id = $1", [tenant]);
     expect(rows[0].window_from).toEqual(laterFrom);
     expect((await expectSameHour(db, [tenant], laterFrom))[tenant]!.claimed).toBe(1);
+    // Moved on across an hour of the clock, the row is summed again from its minutes.
+    const muchLater = now + 75 * MINUTE;
+    await writeTenantMetrics(db.sql, [minute(tenant, now + 74 * MINUTE, 6, 7)]);
+    await advanceTenantActivity(db.sql, new Date(muchLater));
+    const muchLaterFrom = activityWindowFrom(muchLater);
+    expect((await db.sql.query("SELECT window_from FROM tenant_activity_hour WHERE tenant_id = $1", [tenant])).rows[0].window_from).toEqual(muchLaterFrom);
+    expect((await expectSameHour(db, [tenant], muchLaterFrom))[tenant]!.claimed).toBe(6);
+    await advanceTenantActivity(db.sql, new Date(later));
     // Moved on, the row is read as it is: no minute is read.
-    const plan = await explainAnalyze(db.sql, READ_TENANT_ACTIVITY, [laterFrom]);
+    const plan = await explainAnalyze(db.sql, READ_TENANT_ACTIVITY, [muchLaterFrom]);
     expect(rowsRead(scansOf(plan, "tenant_metrics"))).toBe(0);
+  });
+
+  it("takes out only the minutes that left the hour when it moves a row on within an hour of the clock", async () => {
+    const tenant = (await makeTenant(db)).id;
+    // A row as it stood when its hour began on a whole hour H of the clock: every minute from H on.
+    const hour = Math.floor(activityWindowFrom(Date.now()).getTime() / (60 * MINUTE)) * 60 * MINUTE;
+    await db.sql.query(
+      `INSERT INTO tenant_metrics (tenant_id, minute, claimed, lag_buckets)
+       SELECT $1, $2::timestamptz + m * interval '1 minute', 10 + m, ARRAY[m, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] FROM generate_series(0, 12) m`,
+      [tenant, new Date(hour)],
+    );
+    const { summed } = await bothReadings(db, [tenant], new Date(hour));
+    await db.sql.query(
+      "INSERT INTO tenant_activity_hour (tenant_id, window_from, claimed, lag_buckets) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id) DO UPDATE SET window_from = $2, claimed = $3, lag_buckets = $4",
+      [tenant, new Date(hour), summed[tenant]!.claimed, summed[tenant]!.lagBuckets],
+    );
+    // Five minutes later in the same hour of the clock: H to H + 4 have left.
+    const at = hour + 64 * MINUTE;
+    expect(await advanceTenantActivity(db.sql, new Date(at))).toBeGreaterThanOrEqual(1);
+    const moved = (await expectSameHour(db, [tenant], activityWindowFrom(at)))[tenant]!;
+    expect(moved.claimed).toBe([15, 16, 17, 18, 19, 20, 21, 22].reduce((a, b) => a + b, 0));
+    expect(moved.lagBuckets[1]).toBe(8);
   });
 
   it("stays exact while engines write the same minutes and move rows on at once", async () => {
