@@ -123,7 +123,8 @@ test("an operator creates a tenant with its first admin, sets its limits, and fi
     }
     await expect(log.getByRole("row")).toHaveCount(7); // the header and the six entries
     await expect(rowOf(page, "Audit log", "limits.set")).toContainText(
-      '{"claim_cap":3,"max_steps":null,"cron_schedules":null,"retention_days":null,"max_concurrency":5,"api_rate_per_sec":null,"lag_objective_ms":null,"outbound_per_host":null,"webhook_rate_per_sec":null}',
+      // The cell shows the start of the details (they are cut with an ellipsis past that).
+      '{"claim_cap":3,"max_steps":null,"cron_schedules":null,"retention_days":null,"max_concurrency":5,"api_rate_per_sec":null,"lag_objective_ms":null,',
     );
 
     // The action filter matches prefixes, the actor filter parts of the actor.

@@ -6,10 +6,17 @@ import { randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { bulkheadCli, DEMO_OPERATOR, signIn } from "./fixtures.ts";
 
-/** A raw GET's status and HTML with the slug swapped for a placeholder. */
+/**
+ * A raw GET's status, title and the flight rows of its document, the slug swapped for a
+ * placeholder. The rows are compared as a set, their ids left out: Next.js streams them in the
+ * order its server components finish, which varies from one request to the next.
+ */
 async function documentOf(request: APIRequestContext, slug: string) {
   const response = await request.get(`/ops/tenants/${slug}`, { maxRedirects: 0 });
-  return { status: response.status(), html: (await response.text()).replaceAll(slug, "<slug>") };
+  const html = (await response.text()).replaceAll(slug, "<slug>");
+  // Row ids, and references to them, are numbered in that order too.
+  const rows = html.split("\\n").map((row) => row.replace(/^[0-9a-f]+:/, "").replace(/\$([LhQ@])[0-9a-f]+/g, "$$$1#")).sort();
+  return { status: response.status(), title: /<title>([^<]*)<\/title>/.exec(html)?.[1], rows };
 }
 
 test("an operator sets a tenant's retention, then deletes the tenant with a typed confirmation", async ({ page }, testInfo) => {
