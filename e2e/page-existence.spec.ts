@@ -31,7 +31,7 @@ test("a member's forbidden pages are the same document as a missing page", async
   expect(missing.html).toContain("Page not found");
   // Headers too: a refused page once carried x-middleware-rewrite where a missing one did not.
   const missingRsc = await documentOf(page.request, "/no-such-page", true);
-  for (const path of [...MISSING, "/t/acme/settingz", "/t/acme/instances/a/b", "/ops", "/ops/fairness", "/ops/tenants/acme", "/t/globex", "/t/globex/settings", "/t/acme/settings"]) {
+  for (const path of [...MISSING, "/t/acme/settingz", "/t/acme/instances/a/b", "/ops", "/ops/fairness", "/ops/fairness/acme", "/ops/tenants/acme", "/t/globex", "/t/globex/settings", "/t/acme/settings"]) {
     const forbidden = await documentOf(page.request, path);
     expect({ path, ...forbidden }).toEqual({ path, ...missing });
     expect({ path, headers: (await documentOf(page.request, path, true)).headers }).toEqual({ path, headers: missingRsc.headers });
