@@ -1,7 +1,7 @@
 // The schema-to-form mapping: which control each field of a handler's params and of a block gets.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { blockSpec, fits, initialValue, paramsSpec, specOf, specOfZod, type FieldEntry, type FieldSpec } from "./form-spec.ts";
+import { blockSpec, fieldHint, fits, initialValue, paramsSpec, sequenceField, specOf, specOfZod, type FieldEntry, type FieldSpec } from "./form-spec.ts";
 
 const fieldsOf = (spec: FieldSpec | null): Record<string, FieldEntry> => {
   if (spec?.kind !== "object") throw new Error(`not an object form: ${JSON.stringify(spec)}`);
@@ -82,6 +82,22 @@ describe("blockSpec: every field of wire-format A", () => {
     expect(fieldsOf(fields.context_access!.spec).data!.spec).toMatchObject({ kind: "union" });
     expect(fields.cancellable).toMatchObject({ default: true, spec: { kind: "boolean" } });
     expect(fields.when!.spec).toEqual({ kind: "text" });
+  });
+
+  it("durations say they are milliseconds, a loop's poll_interval seconds; a handler's params say their own", () => {
+    const step = fieldsOf(blockSpec("step"));
+    expect(fieldHint(step.timeout!, false)).toBe("in milliseconds");
+    expect(fieldHint(step.deadline!, false)).toBe("in milliseconds");
+    expect(fieldHint(fieldsOf(step.retry!.spec).initial_backoff!, false)).toBe("in milliseconds");
+    expect(fieldHint(fieldsOf(step.delay!.spec).duration!, false)).toBe("in milliseconds");
+    expect(fieldHint(fieldsOf(step.wait_for_input!.spec).timeout!, false)).toBe("in milliseconds");
+    expect(fieldHint(fieldsOf(sequenceField("sla")!.spec).max_runtime!, false)).toBe("in milliseconds");
+    const loop = fieldsOf(blockSpec("loop"));
+    expect(fieldHint(loop.poll_interval!, false)).toBe("in seconds");
+    expect(fieldHint(loop.max_iterations!, false)).toBe("default 1000");
+    // A built-in's params field is described by the handler; a worker's field named timeout is not assumed to be ms.
+    expect(fieldHint(fieldsOf(paramsSpec("http_request")).timeout_ms!, true)).toMatch(/ms/);
+    expect(fieldHint({ name: "timeout", spec: { kind: "number", integer: false }, required: false, nullable: false }, true)).toBeUndefined();
   });
 
   it("composites: block lists are left to the canvas", () => {

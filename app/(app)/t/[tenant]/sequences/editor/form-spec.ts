@@ -144,6 +144,25 @@ export function paramsSpec(handler: string): FieldSpec | null {
   });
 }
 
+/** The unit of wire-format A's numbers that have one: durations are milliseconds, a loop's poll_interval seconds. */
+const UNITS: Record<string, string> = {
+  ...Object.fromEntries(
+    ["duration", "jitter", "initial_backoff", "max_backoff", "timeout", "deadline", "max_runtime", "max_step_runtime"].map((name) => [name, "in milliseconds"]),
+  ),
+  poll_interval: "in seconds",
+};
+
+/**
+ * The line under a field: its description, or its unit and a default worth saying (a checkbox
+ * shows its own, an empty one says nothing). A handler's params (`inParams`) say their own units.
+ */
+export function fieldHint(field: FieldEntry, inParams: boolean): string | undefined {
+  if (field.description) return field.description;
+  const unit = !inParams && field.spec.kind === "number" ? UNITS[field.name] : undefined;
+  const shownDefault = typeof field.default === "number" || (typeof field.default === "string" && field.default !== "") ? `default ${JSON.stringify(field.default)}` : undefined;
+  return [unit, shownDefault].filter(Boolean).join(", ") || undefined;
+}
+
 /** Starting values for a field that is switched on, so it reads right at once. */
 const PRESETS: Record<string, unknown> = {
   retry: { max_attempts: 3, initial_backoff: 1000, max_backoff: 60_000, backoff_multiplier: 2 },

@@ -5,7 +5,7 @@
 // builds one (value-control.tsx). Optional fields can be cleared (removed from the JSON); optional
 // objects are switched on and off. A handler call's params get the form of a built-in's schema.
 import { useId, type ReactNode } from "react";
-import { fits, initialValue, paramsSpec, variantLabel, type FieldEntry, type FieldSpec } from "./form-spec.ts";
+import { fieldHint, fits, initialValue, paramsSpec, variantLabel, type FieldEntry, type FieldSpec } from "./form-spec.ts";
 import { TemplateInput } from "./template-input";
 import type { HintMode, TemplateHints } from "./template-hints.ts";
 import { ValueControl } from "./value-control";
@@ -84,10 +84,8 @@ function callParams(field: FieldEntry, handler: string): FieldEntry {
 /** One named field: its control, its hint, and a way to clear it when it is optional. */
 export function Field({ field, value, onChange, context }: { field: FieldEntry; value: unknown; onChange(value: unknown): void; context: FormContext }) {
   const id = useId();
-  const { name, spec, required, description } = field;
-  // A default worth saying: a checkbox shows its own, and an empty one says nothing.
-  const shownDefault = typeof field.default === "number" || (typeof field.default === "string" && field.default !== "") ? `default ${JSON.stringify(field.default)}` : undefined;
-  const hint = description ?? shownDefault;
+  const { name, spec, required } = field;
+  const hint = fieldHint(field, context.templated ?? false);
   if (spec.kind === "object") {
     const on = isRecord(value);
     if (!required && !on) {
