@@ -235,8 +235,11 @@ for (const row of PAGES) {
       test.use({ role: row.role, viewport });
       test(`${row.name} at ${viewport.width} px: no overflow, console errors or failed requests`, async ({ page, demo }, testInfo) => {
         const problems = problemsOf(page, row.status ?? 200);
-        const response = await page.goto(row.path(demo));
+        const path = row.path(demo);
+        const response = await page.goto(path);
         expect(response?.status()).toBe(row.status ?? 200);
+        // The page itself, not the sign-in page a lost session would have been sent to.
+        expect(new URL(page.url()).pathname).toBe(path);
         await page.waitForLoadState("networkidle");
         await expect(page.locator("main h1").first()).toBeVisible();
         // Settled: no loading placeholder is left.
