@@ -257,6 +257,9 @@ test("a flooding tenant with a failing vendor is deferred by its own breaker whi
   const floodCells = rowOf(flood).getByRole("cell");
   await expect(floodCells.nth(5)).toHaveText("0"); // failed
   await expect(floodCells.nth(1)).toContainText("handler failures"); // deferred by its breaker
+  // Every flood instance at least once.
+  const deferrals = /([\d,]+) steps deferred by an open breaker/.exec(await floodCells.nth(1).innerText())?.[1] ?? "0";
+  expect(Number(deferrals.replace(/\D/g, ""))).toBeGreaterThanOrEqual(FLOOD_INSTANCES);
   for (const tenant of quiet) {
     const cells = rowOf(tenant).getByRole("cell");
     await expect(cells.nth(5)).toHaveText("0"); // failed

@@ -54,10 +54,18 @@ async function start(blocks: unknown[]) {
   return id!;
 }
 
+/** The instance's state, cursor and context from one snapshot: a commit between two reads would pair a new runtime with an old cursor. */
 async function row(id: string) {
-  const { rows } = await db.sql.query("SELECT state, cursor FROM task_instances WHERE id = $1", [id]);
-  const instance = await getInstance(db.sql, TENANT, id);
-  return { state: rows[0].state as string, nodes: rows[0].cursor?.nodes ?? {}, context: instance!.context as { runtime?: Record<string, unknown>; data?: Record<string, unknown> } };
+  const client = await db.sql.connect();
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const { rows } = await client.query("SELECT state, cursor FROM task_instances WHERE id = $1", [id]);
+    const instance = await getInstance(client, TENANT, id);
+    return { state: rows[0].state as string, nodes: rows[0].cursor?.nodes ?? {}, context: instance!.context as { runtime?: Record<string, unknown>; data?: Record<string, unknown> } };
+  } finally {
+    await client.query("ROLLBACK");
+    client.release();
+  }
 }
 
 async function until(id: string, done: (r: Awaited<ReturnType<typeof row>>) => boolean, timeoutMs = 10_000) {
