@@ -95,8 +95,7 @@ async function runPhase(storage: Storage, deletion: DeletionRecord, options: Del
     case "control_plane": {
       // Its console exports' files first: their rows are what names them (removing is idempotent).
       for (const dir of await deletions.exportDirs(tenantId)) await fs.rm(dir, { recursive: true, force: true });
-      const controlPlane = await deletions.deleteControlPlane(deletion);
-      return deletions.advance(deletion.id, "done", { control_plane: controlPlane });
+      return deletions.deleteControlPlane(deletion);
     }
     case "done":
       return deletion;

@@ -60,8 +60,8 @@ export class DeletionStore {
     return exportDirsOf(this.primary, tenantId);
   }
 
-  /** The tenant's control-plane rows and the tenant itself, in one transaction; rows per table. */
-  deleteControlPlane(deletion: DeletionRecord): Promise<Record<string, number>> {
+  /** The tenant's control-plane rows and the tenant itself, in one transaction that also marks the deletion done. */
+  deleteControlPlane(deletion: DeletionRecord): Promise<DeletionRecord> {
     return deleteControlPlaneRows(this.primary, deletion);
   }
 }

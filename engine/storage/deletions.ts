@@ -149,9 +149,10 @@ export async function deleteTenantRowsInBatches(
  * The tenant's control-plane rows and then the tenant itself, in one transaction on the primary:
  * memberships, API keys, invitations, trigger slugs, limits, moves, exports, its audit rows and
  * its placement. Users it leaves with no tenant lose their sessions, as on removal from their last
- * tenant. The deletion's own record and audit lines stay. Returns the rows deleted per table.
+ * tenant. The deletion's own record and audit lines stay; the record is marked done in the same
+ * transaction, with the rows deleted per table.
  */
-export async function deleteControlPlaneRows(db: Connectable, deletion: DeletionRecord): Promise<Record<string, number>> {
+export async function deleteControlPlaneRows(db: Connectable, deletion: DeletionRecord): Promise<DeletionRecord> {
   return inTransaction(db, async (client) => {
     const tenantId = deletion.tenantId;
     const { rowCount: sessions } = await client.query({
@@ -170,6 +171,7 @@ export async function deleteControlPlaneRows(db: Connectable, deletion: Deletion
     const { rowCount: tenants } = await client.query({ name: "deletion_tenant_row", text: "DELETE FROM tenants WHERE id = $1", values: [tenantId] });
     deleted.tenants = tenants ?? 0;
     await auditDeletion(client, "tenant.delete.done", deletion, { rows: { ...(deletion.detail.rows as object | undefined), control_plane: deleted } });
-    return deleted;
+    // Done in the same transaction: a deleter that dies after it does not run (or audit) it twice.
+    return advanceDeletion(client, deletion.id, "done", { control_plane: deleted });
   });
 }
