@@ -8,6 +8,19 @@ import type { TenantId } from "./ids.ts";
 /** The expired instances of a tenant: terminal, finished more than `days` ago (the index on (tenant_id, state, completed_at)). */
 const EXPIRED = `tenant_id = $1 AND state IN ('completed', 'failed', 'cancelled') AND completed_at < now() - make_interval(days => $2)`;
 
+/** The tables whose rows belong to an instance, and which of the tenant's rows belong to the doomed ones. */
+export const INSTANCE_ROWS: Readonly<Record<string, string>> = {
+  worker_task_attempts: "task_id IN (SELECT id FROM tasks)",
+  worker_tasks: "id IN (SELECT id FROM tasks)",
+  block_outputs: "instance_id IN (SELECT id FROM doomed)",
+  signals: "instance_id IN (SELECT id FROM doomed)",
+  instance_checkpoints: "instance_id IN (SELECT id FROM doomed)",
+  instance_logs: "instance_id IN (SELECT id FROM doomed)",
+  instance_audit_log: "instance_id IN (SELECT id FROM doomed)",
+  // As the child, and as the parent of a dedupe scope.
+  event_dedupe: "(child_instance_id IN (SELECT id FROM doomed) OR scope IN (SELECT 'parent:' || id FROM doomed))",
+};
+
 export interface PruneResult {
   /** Instances deleted. */
   instances: number;
@@ -47,38 +60,18 @@ export function pruneExpired(db: Queryable, tenantId: TenantId, days: number, li
  * Tenant deletion uses it too, for all of a drained tenant's instances.
  */
 export async function deleteInstancesWithRows(db: Queryable, tenantId: TenantId, limit: number, days: number | null): Promise<PruneResult> {
+  const related = Object.entries(INSTANCE_ROWS);
   const { rows } = await db.query<{ instances: number; related: number }>({
     name: days === null ? "delete_instances_with_rows" : "retention_prune",
     text: `WITH doomed AS (
              SELECT id FROM task_instances WHERE ${days === null ? "tenant_id = $1" : EXPIRED} LIMIT $${days === null ? 2 : 3} FOR UPDATE SKIP LOCKED
            ), tasks AS (
              SELECT id FROM worker_tasks WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed)
-           ), attempts AS (
-             DELETE FROM worker_task_attempts WHERE tenant_id = $1 AND task_id IN (SELECT id FROM tasks) RETURNING 1
-           ), worker_tasks_gone AS (
-             DELETE FROM worker_tasks WHERE tenant_id = $1 AND id IN (SELECT id FROM tasks) RETURNING 1
-           ), outputs AS (
-             DELETE FROM block_outputs WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
-           ), signals_gone AS (
-             DELETE FROM signals WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
-           ), checkpoints AS (
-             DELETE FROM instance_checkpoints WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
-           ), logs AS (
-             DELETE FROM instance_logs WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
-           ), audit AS (
-             DELETE FROM instance_audit_log WHERE tenant_id = $1 AND instance_id IN (SELECT id FROM doomed) RETURNING 1
-           ), dedupe AS (
-             DELETE FROM event_dedupe
-              WHERE tenant_id = $1
-                AND (child_instance_id IN (SELECT id FROM doomed) OR scope IN (SELECT 'parent:' || id FROM doomed))
-             RETURNING 1
-           ), instances AS (
-             DELETE FROM task_instances WHERE tenant_id = $1 AND id IN (SELECT id FROM doomed) RETURNING 1
-           )
+           ),
+           ${related.map(([table, rowsOfDoomed]) => `gone_${table} AS (DELETE FROM ${table} WHERE tenant_id = $1 AND ${rowsOfDoomed} RETURNING 1)`).join(",\n           ")},
+           instances AS (DELETE FROM task_instances WHERE tenant_id = $1 AND id IN (SELECT id FROM doomed) RETURNING 1)
            SELECT (SELECT count(*) FROM instances)::int AS instances,
-                  ((SELECT count(*) FROM attempts) + (SELECT count(*) FROM worker_tasks_gone) + (SELECT count(*) FROM outputs)
-                   + (SELECT count(*) FROM signals_gone) + (SELECT count(*) FROM checkpoints) + (SELECT count(*) FROM logs)
-                   + (SELECT count(*) FROM audit) + (SELECT count(*) FROM dedupe))::int AS related`,
+                  (${related.map(([table]) => `(SELECT count(*) FROM gone_${table})`).join(" + ")})::int AS related`,
     values: days === null ? [tenantId, limit] : [tenantId, days, limit],
   });
   return rows[0]!;
