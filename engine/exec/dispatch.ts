@@ -6,7 +6,7 @@ import { breakerPreflight } from "../breakers/preflight.ts";
 import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { HandlerInput, HandlerOutcome } from "../handlers/types.ts";
-import type { Logger } from "../logger.ts";
+import { lazyChild, type Logger } from "../logger.ts";
 import type { TenantMetrics } from "../metrics/tenant-metrics.ts";
 import { inputProblem } from "../sequence/input-schema.ts";
 import type { HandlerCall, StepBlock, SubSequenceBlock } from "../sequence/schema.ts";
@@ -67,7 +67,11 @@ export interface DispatchDeps {
 export class Dispatcher {
   constructor(private readonly deps: DispatchDeps) {}
 
-  async step(at: Dispatching, step: StepBlock, state: NodeState, attempt: number, cancelled: AbortSignal): Promise<StepResult> {
+  // `interrupt` is the step's own signal: the runner aborts it when the step is cancelled or paused,
+  // and with the run's reason when the run is interrupted. A handler stops either way; a cancelled
+  // step's result is dropped.
+
+  async step(at: Dispatching, step: StepBlock, state: NodeState, attempt: number, interrupt: AbortSignal): Promise<StepResult> {
     const { run, store } = at;
     const tenantId = run.claim.tenantId;
     const now = this.deps.now();
@@ -79,7 +83,7 @@ export class Dispatcher {
     });
     if (decision.kind === "defer") return { kind: "deferred", until: decision.until, reason: decision.reason };
     if (decision.kind === "fail") {
-      if (decision.deadline && step.on_deadline_breach) await this.escalateDeadline(at, step, step.on_deadline_breach, attempt, cancelled);
+      if (decision.deadline && step.on_deadline_breach) await this.escalateDeadline(at, step, step.on_deadline_breach, attempt, interrupt);
       return { kind: "failure", retryable: false, message: decision.message, code: decision.deadline ? "deadline" : "preflight" };
     }
     state.startedAt ??= now.toISOString();
@@ -101,8 +105,6 @@ export class Dispatcher {
     }
     const handlerName = state.escalated ? inputGate(step)!.escalation_handler! : (decision.handler ?? step.handler);
     const handler = this.deps.handlers.get(handlerName);
-    // A cancelled step's handler stops like an interrupted one; its result is dropped.
-    const interrupt = AbortSignal.any([at.interrupt, cancelled]);
     return this.withSlot(tenantId, handlerName, interrupt, async (): Promise<StepResult> => {
       if (!handler) {
         const taskId = await store.insertWorkerTask({
@@ -148,7 +150,7 @@ export class Dispatcher {
     return {
       tenantId: run.claim.tenantId, instanceId: run.claim.id, blockId: step.id, attempt, params,
       context: visibleContext(run.context, step.context_access) as HandlerInput["context"],
-      log: at.log.child({ block_id: blockId }), instances: store, blocks: run.blocks(),
+      log: lazyChild(at.log, { block_id: blockId }), instances: store, blocks: run.blocks(),
     };
   }
 
@@ -157,7 +159,7 @@ export class Dispatcher {
    * what it answered (or why it could not run) is recorded under `_sla:<step id>`. In-process
    * handlers only: an unknown name is recorded as not found rather than queued for a worker.
    */
-  private async escalateDeadline(at: Dispatching, step: StepBlock, call: HandlerCall, attempt: number, cancelled: AbortSignal): Promise<void> {
+  private async escalateDeadline(at: Dispatching, step: StepBlock, call: HandlerCall, attempt: number, interrupt: AbortSignal): Promise<void> {
     const blockId = `${SLA_OUTPUT_PREFIX}${step.id}`;
     const record = (output: unknown) => at.run.record({ blockId, output, attempt });
     const handler = this.deps.handlers.get(call.handler);
@@ -168,7 +170,6 @@ export class Dispatcher {
     } catch (error) {
       return void record({ __error__: true, retryable: false, message: (error as Error).message });
     }
-    const interrupt = AbortSignal.any([at.interrupt, cancelled]);
     const result = await this.withSlot(at.run.claim.tenantId, call.handler, interrupt, async () => {
       const outcome = await invokeHandler(handler, this.input(at, step, blockId, attempt, params), { timeoutMs: step.timeout, interrupt });
       return outcome.kind === "interrupted" ? outcome : { kind: "handled", handler: call.handler, outcome };

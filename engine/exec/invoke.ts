@@ -12,7 +12,9 @@ export async function invokeHandler(
   input: Omit<HandlerInput, "signal">,
   options: { timeoutMs?: number; interrupt: AbortSignal },
 ): Promise<InvokeResult> {
-  const controller = new AbortController();
+  // The handler's signal: the caller's interrupt, or with a timeout a signal of its own that the
+  // timeout aborts too (an AbortController per call costs more than a no-op step).
+  const controller = options.timeoutMs === undefined ? null : new AbortController();
   let settle!: (result: InvokeResult) => void;
   // Resolves on the first of: the handler's own answer, the timeout, an interruption. A handler
   // that ignores its signal cannot hold the instance: its late answer is dropped.
@@ -20,20 +22,20 @@ export async function invokeHandler(
 
   const onInterrupt = () => {
     settle({ kind: "interrupted", why: options.interrupt.reason as Interruption });
-    controller.abort(options.interrupt.reason);
+    controller?.abort(options.interrupt.reason);
   };
   if (options.interrupt.aborted) onInterrupt();
   else options.interrupt.addEventListener("abort", onInterrupt, { once: true });
 
   const timer =
-    options.timeoutMs === undefined
+    controller === null
       ? undefined
       : setTimeout(() => {
           settle({ kind: "failure", retryable: true, message: `step timed out after ${options.timeoutMs} ms`, code: "timeout" });
           controller.abort("timeout");
         }, options.timeoutMs);
 
-  handler({ ...input, signal: controller.signal }).then(settle, (error: unknown) =>
+  handler({ ...input, signal: controller?.signal ?? options.interrupt }).then(settle, (error: unknown) =>
     // A throwing handler is a bug in it, not a verdict on the step: retryable.
     settle({ kind: "failure", retryable: true, message: `handler error: ${error instanceof Error ? error.message : String(error)}`, code: "handler_error" }),
   );

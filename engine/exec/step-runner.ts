@@ -8,7 +8,7 @@ import { SignalWatch } from "./signal-watch.ts";
 import type { CircuitBreakerRegistry } from "../breakers/registry.ts";
 import { isAppError } from "../errors.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
-import type { Logger } from "../logger.ts";
+import { lazyChild, type Logger } from "../logger.ts";
 import type { TenantMetrics } from "../metrics/tenant-metrics.ts";
 import type { Sequence } from "../sequence/schema.ts";
 import type { BackendStore, ClaimedInstance, ClaimedRow, RunStore } from "../storage/index.ts";
@@ -85,15 +85,20 @@ export class StepRunner {
     // Outputs are read only when a template or condition can see them, and the instance has any.
     const outputs = row.cursor !== null && readsOutputs(sequence) ? await store.latestOutputs() : {};
     const run = new RunState(claim, row, sequence, outputs, this.deps.now);
-    const log = this.deps.log.child({ tenant_id: claim.tenantId, instance_id: claim.id });
+    const log = lazyChild(this.deps.log, { tenant_id: claim.tenantId, instance_id: claim.id });
     const at: ActiveRun = { run, store, log, interrupt, inflight: new Map(), settled: [], wake: null, thrown: null, unsavedSince: null, startedSince: null };
 
     await this.outcomes.takeExternal(run, store);
     if (row.hasSignals) await this.readSignals(at);
     const unwatch = this.signals.watch(claim.id, () => void this.readSignals(at).catch((error: unknown) => log.warn({ err: error }, "reading signals failed")));
+    // One listener per run passes an interruption on to its steps' signals (cheaper per step than
+    // AbortSignal.any); a step started after it is aborted at its start.
+    const interruptSteps = () => { for (const f of at.inflight.values()) f.abort.abort(interrupt.reason); };
+    interrupt.addEventListener("abort", interruptSteps, { once: true });
     try {
       return await this.drive(at);
     } finally {
+      interrupt.removeEventListener("abort", interruptSteps);
       unwatch();
       for (const f of at.inflight.values()) f.abort.abort("shutdown");
     }
@@ -215,6 +220,7 @@ export class StepRunner {
   private start(at: ActiveRun, leaf: Leaf): void {
     const state = at.run.tree.nodes[leaf.id]!;
     const abort = new AbortController();
+    if (at.interrupt.aborted) abort.abort(at.interrupt.reason);
     const attempt = state.attempt ?? 0;
     delete state.notBefore;
     delete state.deferReason;
