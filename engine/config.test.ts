@@ -8,6 +8,7 @@ describe("loadConfig", () => {
     const config = loadConfig(base);
     expect(config).toMatchObject({
       BULKHEAD_TICK_MS: 100,
+      BULKHEAD_IDLE_CLAIM_MS: 2000,
       BULKHEAD_CLAIM_BATCH: 256,
       BULKHEAD_MAX_INSTANCES_PER_TENANT: 0,
       BULKHEAD_BREAKER_THRESHOLD: 5,

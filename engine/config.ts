@@ -41,6 +41,11 @@ const schema = z.object({
   /** Where the console's tenant exports are written, one directory per export; empty: <BULKHEAD_DATA_DIR>/exports. */
   BULKHEAD_EXPORT_DIR: z.string().default(""),
   BULKHEAD_TICK_MS: int(100, 1),
+  /**
+   * An idle scheduler (its last claim found nothing) claims again when woken (a due notice, a run's
+   * end, a placement change), when the next known due time comes, or after this long at the latest.
+   */
+  BULKHEAD_IDLE_CLAIM_MS: int(2000, 1),
   BULKHEAD_CLAIM_BATCH: int(256, 1),
   BULKHEAD_MAX_INSTANCES_PER_TENANT: int(0),
   /** Instances an engine process runs at once (each holds a lease), and of them one tenant's. */

@@ -20,7 +20,7 @@ import type { TenantView } from "./tenant-view.ts";
 
 export type SchedulerConfig = Pick<
   EngineConfig,
-  | "BULKHEAD_TICK_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_INSTANCES_IN_FLIGHT"
+  | "BULKHEAD_TICK_MS" | "BULKHEAD_IDLE_CLAIM_MS" | "BULKHEAD_CLAIM_BATCH" | "BULKHEAD_MAX_INSTANCES_PER_TENANT" | "BULKHEAD_MAX_INSTANCES_IN_FLIGHT"
   | "BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT" | "BULKHEAD_MAX_CONCURRENT_STEPS" | "BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT" | "BULKHEAD_LEASE_MS" | "BULKHEAD_REAPER_MS" | "BULKHEAD_SHUTDOWN_GRACE_MS"
   | "BULKHEAD_BREAKER_THRESHOLD" | "BULKHEAD_BREAKER_COOLDOWN_SECS"
 > & Partial<Pick<EngineConfig, "BULKHEAD_METRICS_RETENTION_DAYS">>;
@@ -47,6 +47,9 @@ export interface SchedulerDeps {
   now?: () => Date;
 }
 
+/** What one claim came back with. */
+type Claimed = "full" | "some" | "none";
+
 interface Running {
   claim: ClaimedInstance;
   /** Aborted when the lease is lost, or at the end of the shutdown grace. */
@@ -71,6 +74,7 @@ export class Scheduler {
   /** The earliest due time after the last look (null: nothing scheduled), and when it was looked up. */
   private nextDue: { at: number | null; askedAt: number } = { at: null, askedAt: Number.NEGATIVE_INFINITY };
   private readonly dueListener: DueListener;
+  private unwatchTenants: (() => void) | null = null;
   private timers: NodeJS.Timeout[] = [];
   private stopCronTick: (() => Promise<void>) | null = null;
   /** Tenants with a budget on this backend, refreshed with the reaper (so within its interval). */
@@ -121,6 +125,7 @@ export class Scheduler {
     const { config } = this.deps;
     await this.breakerSync.start();
     await this.dueListener.start();
+    this.unwatchTenants = this.deps.tenants?.onChange(() => this.wake()) ?? null;
     this.startReap();
     this.loop = this.tickLoop();
     this.stopCronTick = startCronTick({ backend: this.deps.backend, tenants: this.deps.tenants, log: this.deps.log, now: this.now });
@@ -142,6 +147,7 @@ export class Scheduler {
   /** Stops claiming, lets in-flight runs finish within the grace, then releases the rest. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unwatchTenants?.();
     this.wake();
     await this.loop;
     const drained = Promise.all([...this.running.values()].map((r) => r.done));
@@ -170,29 +176,51 @@ export class Scheduler {
   private async tickLoop(): Promise<void> {
     const { log } = this.deps;
     while (!this.stopping) {
-      let batchWasFull = false;
+      let claimed: Claimed = "some";
       this.wakePending = false;
       try {
-        batchWasFull = await this.tick();
+        claimed = await this.tick();
       } catch (error) {
         log.error({ err: error, backend_id: this.deps.backend.id }, "tick failed");
       }
-      // A full batch means more is due: go again at once, as after a wake-up while it claimed.
-      // Otherwise wait a tick, or until future-dated work falls due, or a run ends and frees a
-      // slot, or a notice says work is due.
-      if (!batchWasFull && !this.wakePending && !this.stopping) {
-        const waitMs = await this.untilNextDue();
-        if (this.wakePending || this.stopping) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, waitMs);
-          this.wakeLoop = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeLoop = null;
-      }
+      if (this.wakePending || this.stopping) continue;
+      // A full batch means more is due: go again at once, as after a wake-up while it claimed. A
+      // part of a batch: wait a tick (a tenant's cap may have held the rest back), or less when
+      // woken or when future-dated work falls due. Nothing: wait until something may be due.
+      if (claimed === "some") await this.waitForWork(await this.untilNextDue());
+      else if (claimed === "none") await this.idle();
     }
+  }
+
+  /**
+   * After a claim that found nothing: waits for a wake-up (a due notice, a run's end, a listener
+   * reconnected, a placement or limit change), the next known due time, or BULKHEAD_IDLE_CLAIM_MS
+   * at the latest (notices are hints). It does not claim every tick: with thousands of tenants
+   * that hold only future-dated work, each empty claim visits every one of them. The next due
+   * time is looked up once a tick, as new future-dated work sends no notice.
+   */
+  private async idle(): Promise<void> {
+    const until = Date.now() + this.deps.config.BULKHEAD_IDLE_CLAIM_MS;
+    for (;;) {
+      const waitMs = await this.untilNextDue();
+      if (this.wakePending || this.stopping) return;
+      await this.waitForWork(Math.max(0, Math.min(waitMs, until - Date.now())));
+      if (this.wakePending || this.stopping || Date.now() >= until) return;
+      if (this.nextDue.at !== null && this.nextDue.at <= this.now().getTime()) return;
+    }
+  }
+
+  /** Waits `ms`, or less when woken. */
+  private async waitForWork(ms: number): Promise<void> {
+    if (this.wakePending || this.stopping) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wakeLoop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeLoop = null;
   }
 
   private wake(): void {
@@ -220,14 +248,14 @@ export class Scheduler {
     return at === null ? tick : Math.max(1, Math.min(tick, at - this.now().getTime()));
   }
 
-  /** One claim and the start of its runs; true when the batch came back full. */
-  private async tick(): Promise<boolean> {
+  /** One claim and the start of its runs: whether the batch came back full, with some, or empty. */
+  private async tick(): Promise<Claimed> {
     const { config, backend } = this.deps;
     this.yieldMovedRuns();
     const free = config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT - this.running.size;
-    if (free <= 0) return false;
+    if (free <= 0) return "none"; // a run's end wakes the loop
     const onlyTenants = this.deps.tenants?.claimable(backend.id);
-    if (onlyTenants?.length === 0) return false;
+    if (onlyTenants?.length === 0) return "none"; // a placement change wakes it
     const limit = Math.min(config.BULKHEAD_CLAIM_BATCH, free);
     const saturated = [...this.perTenant].filter(([tenant, n]) => n >= this.concurrencyOf(tenant)).map(([tenant]) => tenant);
     const now = this.now();
@@ -236,7 +264,7 @@ export class Scheduler {
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
       capOverrides: this.deps.tenants?.claimCaps(), inFlight: [...this.perTenant],
     });
-    if (claimed.length === 0) return false;
+    if (claimed.length === 0) return "none";
     if (this.deps.metrics !== false) {
       const at = now.getTime();
       for (const claim of claimed) this.metrics.claimed(claim.tenantId, at - claim.dueAt.getTime(), at);
@@ -254,7 +282,7 @@ export class Scheduler {
       this.perTenant.set(claim.tenantId, inFlight + 1);
       this.startRun(claim, rows.get(claim.id));
     }
-    return claimed.length === limit;
+    return claimed.length === limit ? "full" : "some";
   }
 
   /** How many of the tenant's instances may be in flight here: its own limit, else the default. */

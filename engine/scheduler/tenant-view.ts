@@ -14,6 +14,9 @@ export class TenantView {
   private claimableBy = new Map<string, string[]>();
   private timer: NodeJS.Timeout | null = null;
   private loaded = false;
+  /** What a scheduler claims by (placements, quiescing, limits), to tell a refresh that changed it. */
+  private claimBasis = "";
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     private readonly controlPlane: Pick<Storage, "listPlacements" | "listTenantLimits">,
@@ -42,10 +45,25 @@ export class TenantView {
       this.caps = [...limits].filter(([, l]) => l.claimCap !== null).map(([tenantId, l]) => [tenantId, l.claimCap!]);
       this.claimableBy = new Map();
       this.loaded = true;
+      const basis = claimBasisOf(placements, limits);
+      if (basis !== this.claimBasis) {
+        this.claimBasis = basis;
+        for (const listener of this.changeListeners) listener();
+      }
     } catch (error) {
       // Keep the last copy: a control-plane blip must not stop every tenant's work.
       this.log.warn({ err: error }, "could not refresh tenant placements");
     }
+  }
+
+  /**
+   * Calls `listener` after each refresh that changed what schedulers claim by: a tenant placed,
+   * moved, quiesced or resumed, or its limits changed. Idle schedulers claim again then, as no
+   * due notice says so. Returns the unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** The tenants a scheduler of `backendId` may claim for: placed there, not quiesced. */
@@ -82,4 +100,10 @@ export class TenantView {
   isQuiesced(tenantId: string): boolean {
     return (this.placements.get(tenantId)?.quiescedAt ?? null) !== null;
   }
+}
+
+function claimBasisOf(placements: readonly Placement[], limits: ReadonlyMap<string, TenantLimits>): string {
+  const placed = placements.map((p) => `${p.tenantId}@${p.backendId}${p.quiescedAt === null ? "" : "!"}`).sort().join(",");
+  const limited = [...limits].map(([tenantId, l]) => `${tenantId}:${l.maxConcurrency ?? ""}/${l.claimCap ?? ""}`).sort().join(",");
+  return `${placed};${limited}`;
 }
