@@ -8,6 +8,7 @@ import { useTRPC } from "../../../_components/trpc";
 import { AuditEntries } from "./audit-entries";
 
 const PAGE_SIZE = 50;
+const TENANT_SUGGESTIONS = 20;
 const LIVE_MS = 10_000;
 /** Suggestions for the action filter, which matches prefixes. */
 const ACTION_PREFIXES = [
@@ -48,15 +49,19 @@ export function AuditLog() {
   const deferred = useDeferredValue(filters);
   const filtered = Boolean(filters.tenant || filters.action || filters.actor);
 
-  const tenants = useQuery(trpc.ops.tenants.queryOptions());
-  const tenantIds = tenants.data?.map((t) => t.id) ?? [];
-  // A tenant from the address that is not (or not yet) listed stays choosable.
-  if (filters.tenant && !tenantIds.includes(filters.tenant)) tenantIds.unshift(filters.tenant);
+  // The tenant is typed, with the first tenants whose id or name starts with it as suggestions
+  // (searched on the server: a select of every tenant was 10,000 options); the filter applies
+  // once the text is a tenant's id.
+  const typedTenant = deferred.tenant.trim();
+  const tenants = useQuery(trpc.ops.tenantPage.queryOptions({ search: typedTenant, order: "slug", limit: TENANT_SUGGESTIONS }, { placeholderData: keepPreviousData }));
+  const suggestions = tenants.data?.items ?? [];
+  const tenantKnown = typedTenant !== "" && !tenants.isPlaceholderData && suggestions.some((t) => t.id === typedTenant);
+  const tenantUnknown = typedTenant !== "" && tenants.isSuccess && !tenants.isPlaceholderData && !tenantKnown;
 
   const list = useInfiniteQuery(
     trpc.ops.audit.list.infiniteQueryOptions(
       {
-        tenantId: deferred.tenant || undefined,
+        tenantId: tenantKnown ? typedTenant : undefined,
         action: deferred.action.trim() || undefined,
         actor: deferred.actor.trim() || undefined,
         limit: PAGE_SIZE,
@@ -78,10 +83,21 @@ export function AuditLog() {
         <form className="filters" role="search" aria-label="Filter the audit log" onSubmit={(event) => event.preventDefault()}>
           <label>
             Tenant
-            <select className="select" name="tenant" value={filters.tenant} onChange={(event) => setFilters({ tenant: event.target.value })}>
-              <option value="">All tenants</option>
-              {tenantIds.map((id) => <option key={id} value={id}>{id}</option>)}
-            </select>
+            <input
+              className="input"
+              name="tenant"
+              type="search"
+              list="audit-tenants"
+              placeholder="id, e.g. acme"
+              maxLength={64}
+              autoComplete="off"
+              spellCheck={false}
+              value={filters.tenant}
+              onChange={(event) => setFilters({ tenant: event.target.value })}
+            />
+            <datalist id="audit-tenants">
+              {suggestions.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+            </datalist>
           </label>
           <label>
             Action
@@ -120,6 +136,7 @@ export function AuditLog() {
           </button>
         </form>
         {tenants.error && <p className="field-error">Could not load the tenants: {tenants.error.message}</p>}
+        {tenantUnknown && <p className="field-error">No tenant has the id “{typedTenant}”: the entries are not filtered by tenant.</p>}
       </section>
 
       <section className="card" aria-labelledby="audit-heading">
