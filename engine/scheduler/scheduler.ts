@@ -207,6 +207,8 @@ export class Scheduler {
       await this.waitForWork(Math.max(0, Math.min(waitMs, until - Date.now())));
       if (this.wakePending || this.stopping || Date.now() >= until) return;
       if (this.nextDue.at !== null && this.nextDue.at <= this.now().getTime()) return;
+      // Runs of a quiesced tenant wait out their grace: the tick that hands them back is due.
+      if (this.quiescedSince.size > 0) return;
     }
   }
 
