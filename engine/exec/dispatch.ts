@@ -67,10 +67,11 @@ export interface DispatchDeps {
 export class Dispatcher {
   constructor(private readonly deps: DispatchDeps) {}
 
-  // `interrupt` is the step's own signal: the runner aborts it when the step is cancelled or paused,
-  // and with the run's reason when the run is interrupted. A handler stops either way; a cancelled
-  // step's result is dropped.
-
+  /**
+   * Runs one step's pre-flight and handler (or hands it to a worker). `interrupt` is the step's own
+   * signal: the runner aborts it when the step is cancelled or paused, and with the run's reason
+   * when the run is interrupted. A handler stops either way; a cancelled step's result is dropped.
+   */
   async step(at: Dispatching, step: StepBlock, state: NodeState, attempt: number, interrupt: AbortSignal): Promise<StepResult> {
     const { run, store } = at;
     const tenantId = run.claim.tenantId;
