@@ -93,6 +93,26 @@ it("work made due without a notice is claimed within the idle interval", async (
   await expect.poll(() => stateOf(id), { timeout: 5_000, interval: 20 }).toBe("completed");
 });
 
+it("work that fell due since the last claim, with no notice, is claimed at the next look for the due time, not after the idle interval", async () => {
+  const sequence = await insertSequence(db, "acme", [{ type: "step", id: "n", handler: "noop" }]);
+  scheduler = makeScheduler(db, { config: { BULKHEAD_TICK_MS: 50, BULKHEAD_IDLE_CLAIM_MS: TEN_MINUTES } });
+  await scheduler.start();
+  await new Promise((resolve) => setTimeout(resolve, 200)); // its claim found nothing: it is idle
+  const client = await db.sql.connect();
+  let id: string;
+  try {
+    await client.query("SET session_replication_role = replica"); // no due notice
+    id = (await client.query<{ id: string }>(
+      "INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at) VALUES (gen_random_uuid(), 'acme', 'default', $1, 'scheduled', now()) RETURNING id",
+      [sequence],
+    )).rows[0]!.id;
+    await client.query("SET session_replication_role = DEFAULT");
+  } finally {
+    client.release();
+  }
+  await expect.poll(() => stateOf(id), { timeout: 5_000, interval: 20 }).toBe("completed");
+});
+
 it("a tenant resumed after a move's quiesce is claimed at once, without waiting out the idle interval", async () => {
   const tenant = (await makeTenant(db)).id;
   const sequence = await insertSequence(db, tenant, [{ type: "step", id: "n", handler: "noop" }]);

@@ -73,6 +73,13 @@ export class Scheduler {
   private wakePending = false;
   /** The earliest due time after the last look (null: nothing scheduled), and when it was looked up. */
   private nextDue: { at: number | null; askedAt: number } = { at: null, askedAt: Number.NEGATIVE_INFINITY };
+  /**
+   * When the loop last looked for work it could claim (a tick's start). The next due time is asked
+   * for after this moment, not after now: work that fell due between the claim and the question
+   * (and sent no notice, as future-dated work does not) is then seen as due, not passed over until
+   * the next future row or the idle interval.
+   */
+  private lookedAt = 0;
   private readonly dueListener: DueListener;
   private unwatchTenants: (() => void) | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -231,16 +238,17 @@ export class Scheduler {
   }
 
   /**
-   * How long an idle loop may wait: a tick, or less when future-dated work falls due sooner.
-   * Due notices cover work due now; work due later is found by asking, at most once a tick
-   * (new future work may be earlier than what was last seen), or again once that moment passed.
+   * How long an idle loop may wait: a tick, or less when future-dated work falls due sooner (or
+   * fell due since the last look: then at once). Due notices cover work due now; work due later is
+   * found by asking, at most once a tick (new future work may be earlier than what was last seen),
+   * or again once that moment passed.
    */
   private async untilNextDue(): Promise<number> {
     const tick = this.deps.config.BULKHEAD_TICK_MS;
     const now = this.now().getTime();
     if (now - this.nextDue.askedAt >= tick || (this.nextDue.at !== null && this.nextDue.at <= now)) {
       try {
-        this.nextDue = { at: (await this.store.nextDueAfter(new Date(now)))?.getTime() ?? null, askedAt: now };
+        this.nextDue = { at: (await this.store.nextDueAfter(new Date(Math.min(now, this.lookedAt))))?.getTime() ?? null, askedAt: now };
       } catch (error) {
         this.deps.log.warn({ err: error, backend_id: this.deps.backend.id }, "next due time unknown, waiting a tick");
         return tick;
@@ -253,6 +261,7 @@ export class Scheduler {
   /** One claim and the start of its runs: whether the batch came back full, with some, or empty. */
   private async tick(): Promise<Claimed> {
     const { config, backend } = this.deps;
+    this.lookedAt = this.now().getTime();
     this.yieldMovedRuns();
     const free = config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT - this.running.size;
     if (free <= 0) return "none"; // a run's end wakes the loop
