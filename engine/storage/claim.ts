@@ -59,12 +59,11 @@ const onlyPlaced: TenantFilter = (column) => `AND array_position($6::text[], ${c
 const everyTenant: TenantFilter = () => "AND $6::text[] IS NULL";
 
 // Whether anything at all is due: one probe of the claim index per priority (0-3, as in
-// NEXT_DUE_SQL below), each stopping at its first row. The ORDER BY holds the planner to that
-// index: without it, at 100,000 due rows of one priority, it chose a sequential scan for the
-// priorities that have none (43 ms a claim). Both paths start with it, as a one-time
-// filter: without it an empty claim read every scheduled row (the plain path's index scan finds
-// no due row to stop at) or visited every tenant with scheduled work (the capped path), which
-// with thousands of tenants holding only future-dated work cost 300 ms a claim.
+// NEXT_DUE_SQL below), each stopping at its first row. Both paths start with it as a one-time
+// filter: without it an empty claim read every scheduled row (the plain path) or visited every
+// tenant with scheduled work (the capped path: 58 ms a claim with 5,600 tenants holding only
+// future-dated work). The ORDER BY holds the planner to the index: without it, it chose a
+// sequential scan for the priorities with no due rows (43 ms a claim at 100,000 due rows).
 const ANY_DUE = `EXISTS (
   SELECT 1 FROM unnest('{3,2,1,0}'::smallint[]) AS p(priority)
    CROSS JOIN LATERAL (
