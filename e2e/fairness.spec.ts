@@ -7,26 +7,14 @@
 // 1440 px and scrolling inside it at 390 px; the drill-down; screenshots kept at both widths.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { TenantMetrics } from "../engine/metrics/tenant-metrics.ts";
 import { writeTenantMetrics } from "../engine/storage/metrics.ts";
-import { E2E_SERVER_ENV } from "./env.ts";
-import { DEMO_OPERATOR, DEMO_TENANTS, signIn } from "./fixtures.ts";
+import { DEMO_OPERATOR, DEMO_TENANTS, signIn, withDb } from "./fixtures.ts";
 
 const RUN = randomBytes(3).toString("hex");
 /** Eleven steady tenants with long names (for the labels) and one that waits. */
 const STEADY = Array.from({ length: 11 }, (_, i) => `fair-${RUN}-steady-tenant-${String(i + 1).padStart(2, "0")}`);
 const SLOW = `fair-${RUN}-slow`;
-
-async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead` });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 test.beforeAll(async () => {
   await withDb(async (db) => {

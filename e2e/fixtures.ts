@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, type Page } from "@playwright/test";
+import pg from "pg";
 import { DEMO_PASSWORD } from "../prisma/seed.ts";
 import { E2E_SERVER_ENV } from "./env.ts";
 
@@ -62,4 +63,15 @@ export async function createTestUser(password: string, memberOf?: { tenant: stri
   await bulkheadCli("users", "create", email, "--password", password);
   if (memberOf) await bulkheadCli("members", "add", memberOf.tenant, email, "--role", memberOf.role);
   return email;
+}
+
+/** Runs `work` on a connection of its own to the e2e server's primary database (where new tenants are placed). */
+export async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }

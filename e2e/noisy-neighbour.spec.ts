@@ -17,10 +17,9 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import pg from "pg";
 import { lagPercentile } from "../server/ops/fairness.ts";
-import { E2E_SERVER_ENV, E2E_VENDOR_PORT } from "./env.ts";
-import { createOperatorKey, DEMO_OPERATOR, signIn } from "./fixtures.ts";
+import { E2E_VENDOR_PORT } from "./env.ts";
+import { createOperatorKey, DEMO_OPERATOR, signIn, withDb } from "./fixtures.ts";
 
 /**
  * The objective: with the cap on, a quiet tenant's p99 schedule lag stays within 2.5 s (a bound
@@ -70,17 +69,6 @@ test.afterAll(async () => {
 });
 
 // ------------------------------------------------------------------------------- helpers
-
-/** New tenants are placed on the default backend, the primary (database bulkhead). */
-async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead` });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const headers = () => ({ "x-api-key": operatorKey });
 

@@ -14,10 +14,9 @@
 import { expect, test, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import pg from "pg";
 import { LEDGER } from "../engine/resources/ledger.ts";
-import { E2E_SERVER_ENV, E2E_SLOW_VENDOR_PORT } from "./env.ts";
-import { bulkheadCli, createOperatorKey, DEMO_OPERATOR, mainText, signIn } from "./fixtures.ts";
+import { E2E_SLOW_VENDOR_PORT } from "./env.ts";
+import { bulkheadCli, createOperatorKey, DEMO_OPERATOR, mainText, signIn, withDb } from "./fixtures.ts";
 
 const VENDOR = `http://127.0.0.1:${E2E_SLOW_VENDOR_PORT}`;
 /** How long the vendor takes to answer: each branch holds its slot this long. */
@@ -80,16 +79,6 @@ test.afterAll(async () => {
 // ------------------------------------------------------------------------------- helpers
 
 const headers = () => ({ "x-api-key": operatorKey });
-
-async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${E2E_SERVER_ENV.BULKHEAD_PG_PORT}/bulkhead` });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const stepSlots = (page: Page) => page.getByRole("table", { name: "Step slots by tenant", exact: true });
 const rowOf = (page: Page, tenant: string) => stepSlots(page).getByRole("row").filter({ has: page.getByRole("link", { name: tenant, exact: true }) });

@@ -55,6 +55,22 @@ async function insertInstance(tenantId: string, sequenceId: string, dueInMs: num
   return rows[0]!.id;
 }
 
+/** An instance of acme due now, inserted with triggers off: no due notice is sent. */
+async function insertDueWithoutNotice(sequenceId: string): Promise<string> {
+  const client = await db.sql.connect();
+  try {
+    await client.query("SET session_replication_role = replica");
+    const { rows } = await client.query<{ id: string }>(
+      "INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at) VALUES (gen_random_uuid(), 'acme', 'default', $1, 'scheduled', now()) RETURNING id",
+      [sequenceId],
+    );
+    return rows[0]!.id;
+  } finally {
+    await client.query("SET session_replication_role = DEFAULT");
+    client.release();
+  }
+}
+
 const stateOf = async (id: string) => (await db.sql.query<{ state: string }>("SELECT state FROM task_instances WHERE id = $1", [id])).rows[0]?.state;
 
 it("with only future-dated work it claims once per idle interval, still looks up the next due time each tick, and a notice wakes it", async () => {
@@ -77,19 +93,7 @@ it("work made due without a notice is claimed within the idle interval", async (
   const sequence = await insertSequence(db, "acme", [{ type: "step", id: "n", handler: "noop" }]);
   scheduler = makeScheduler(db, { config: { BULKHEAD_TICK_MS: TEN_MINUTES, BULKHEAD_IDLE_CLAIM_MS: 300 } });
   await scheduler.start();
-  // Triggers off for this insert: no due notice is sent.
-  const client = await db.sql.connect();
-  let id: string;
-  try {
-    await client.query("SET session_replication_role = replica");
-    id = (await client.query<{ id: string }>(
-      "INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at) VALUES (gen_random_uuid(), 'acme', 'default', $1, 'scheduled', now()) RETURNING id",
-      [sequence],
-    )).rows[0]!.id;
-    await client.query("SET session_replication_role = DEFAULT");
-  } finally {
-    client.release();
-  }
+  const id = await insertDueWithoutNotice(sequence);
   await expect.poll(() => stateOf(id), { timeout: 5_000, interval: 20 }).toBe("completed");
 });
 
@@ -98,18 +102,7 @@ it("work that fell due since the last claim, with no notice, is claimed at the n
   scheduler = makeScheduler(db, { config: { BULKHEAD_TICK_MS: 50, BULKHEAD_IDLE_CLAIM_MS: TEN_MINUTES } });
   await scheduler.start();
   await new Promise((resolve) => setTimeout(resolve, 200)); // its claim found nothing: it is idle
-  const client = await db.sql.connect();
-  let id: string;
-  try {
-    await client.query("SET session_replication_role = replica"); // no due notice
-    id = (await client.query<{ id: string }>(
-      "INSERT INTO task_instances (id, tenant_id, namespace, sequence_id, state, next_fire_at) VALUES (gen_random_uuid(), 'acme', 'default', $1, 'scheduled', now()) RETURNING id",
-      [sequence],
-    )).rows[0]!.id;
-    await client.query("SET session_replication_role = DEFAULT");
-  } finally {
-    client.release();
-  }
+  const id = await insertDueWithoutNotice(sequence);
   await expect.poll(() => stateOf(id), { timeout: 5_000, interval: 20 }).toBe("completed");
 });
 
