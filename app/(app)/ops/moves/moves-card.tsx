@@ -29,7 +29,7 @@ export function MovesCard({ tenantId, heading = "Tenant moves", limit = 20 }: { 
   useEffect(() => {
     if (progress === undefined) return;
     if (seen.current !== undefined && seen.current !== progress) {
-      for (const filter of [trpc.ops.tenants.pathFilter(), trpc.ops.tenantPage.pathFilter(), trpc.ops.tenant.pathFilter()]) {
+      for (const filter of [trpc.ops.tenantPage.pathFilter(), trpc.ops.tenant.pathFilter()]) {
         void queryClient.invalidateQueries(filter);
       }
     }

@@ -33,7 +33,6 @@ export function CreateTenantCard() {
   const create = useMutation(
     trpc.ops.createTenant.mutationOptions({
       onSettled: () => Promise.all([
-        queryClient.invalidateQueries(trpc.ops.tenants.pathFilter()),
         queryClient.invalidateQueries(trpc.ops.tenantPage.pathFilter()),
         queryClient.invalidateQueries(trpc.ops.audit.pathFilter()),
       ]),
