@@ -11,7 +11,7 @@ import type { HandlerRegistry } from "../handlers/registry.ts";
 import { lazyChild, type Logger } from "../logger.ts";
 import type { TenantMetrics } from "../metrics/tenant-metrics.ts";
 import type { Sequence } from "../sequence/schema.ts";
-import type { BackendStore, ClaimedInstance, ClaimedRow, RunStore } from "../storage/index.ts";
+import type { BackendStore, ClaimedInstance, ClaimedRow, Progress, RunStore } from "../storage/index.ts";
 import type { BudgetedTenants } from "./budgeted-tenants.ts";
 import { Dispatcher, type Dispatching, type StepResult } from "./dispatch.ts";
 import { Outcomes } from "./outcome.ts";
@@ -60,6 +60,8 @@ interface ActiveRun extends Dispatching {
   startedSince: number | null;
   /** A step that threw (a database error in its pre-flight, say): the run fails with it, as it would inline. */
   thrown: { error: unknown } | null;
+  /** Told when the run's last commit is queued: from then on it runs nothing and only waits for that write. */
+  handOff: () => void;
 }
 
 /** A settled step's result waits at most this long for a write while other steps still run. */
@@ -77,16 +79,20 @@ export class StepRunner {
     this.signals = new SignalWatch((ids) => deps.store.instancesWithQueuedSignals(ids), deps.log);
   }
 
-  /** Runs one claimed instance; `interrupt` is aborted with "lease_lost" or "shutdown". */
-  async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: AbortSignal): Promise<RunEnd> {
+  /**
+   * Runs one claimed instance; `interrupt` is aborted with "lease_lost" or "shutdown". `handOff`
+   * is called once the run's last commit is queued (the scheduler frees its run slot then), and
+   * the promise settles when that commit is written.
+   */
+  async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: AbortSignal, handOff: () => void = () => {}): Promise<RunEnd> {
     const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
-    if (!row || !sequence) return this.failUnrunnable(claim, row);
+    if (!row || !sequence) return this.failUnrunnable(claim, row, handOff);
     const store = this.deps.store.run(claim);
     // Outputs are read only when a template or condition can see them, and the instance has any.
     const outputs = row.cursor !== null && readsOutputs(sequence) ? await store.latestOutputs() : {};
     const run = new RunState(claim, row, sequence, outputs, this.deps.now);
     const log = lazyChild(this.deps.log, { tenant_id: claim.tenantId, instance_id: claim.id });
-    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map(), settled: [], wake: null, thrown: null, unsavedSince: null, startedSince: null };
+    const at: ActiveRun = { run, store, log, interrupt, inflight: new Map(), settled: [], wake: null, thrown: null, unsavedSince: null, startedSince: null, handOff };
 
     await this.outcomes.takeExternal(run, store);
     if (row.hasSignals) await this.readSignals(at);
@@ -108,7 +114,7 @@ export class StepRunner {
     const { run, inflight } = at;
     const writer = this.deps.progress;
     for (;;) {
-      if (at.interrupt.aborted) return this.release(run);
+      if (at.interrupt.aborted) return this.release(at);
       const pass = run.env();
       const progress = evaluator.body(run.phaseBlocks(), pass);
       run.record(...pass.newOutputs);
@@ -120,7 +126,7 @@ export class StepRunner {
           continue;
         }
         const status = run.cursor.cleanup?.status ?? progress.status;
-        return (await run.commit(writer, status)) ? status : "lease_lost";
+        return (await this.finish(at, status)) ? status : "lease_lost";
       }
       // A settled step is written before any further step starts, at the latest PROGRESS_EVERY_MS
       // after it settled while others still run, or with the final state when the tree has settled
@@ -151,7 +157,7 @@ export class StepRunner {
           node.pausedWhileRunning = true;
           run.interruptAttempt(id, node, "paused");
         }
-        if (inflight.size === 0) return (await run.commit(writer, "paused")) ? "paused" : "lease_lost";
+        if (inflight.size === 0) return (await this.finish(at, "paused")) ? "paused" : "lease_lost";
       } else if (progress.kind === "active") for (const leaf of progress.runnable) if (!inflight.has(leaf.id)) this.start(at, leaf);
 
       if (inflight.size === 0) {
@@ -159,11 +165,11 @@ export class StepRunner {
           const waitingOn = Object.values(run.tree.nodes).flatMap((n) => (n.status === "active" ? [n.taskId, n.childId] : []).filter((x): x is string => !!x));
           // A wait with a deadline (an input gate's timeout) is woken then by the reaper.
           const nextFireAt = progress.until === null ? null : new Date(progress.until);
-          return (await run.commit(writer, "waiting", { waitingOn, nextFireAt })) ? "waiting" : "lease_lost";
+          return (await this.finish(at, "waiting", { waitingOn, nextFireAt })) ? "waiting" : "lease_lost";
         }
         if (progress.kind === "active" && progress.until !== null) {
           const reason = Object.values(run.tree.nodes).find((n) => n.status === "active" && n.deferReason)?.deferReason ?? "delay";
-          const written = await run.commit(writer, "scheduled", { nextFireAt: new Date(progress.until), deferReason: reason });
+          const written = await this.finish(at, "scheduled", { nextFireAt: new Date(progress.until), deferReason: reason });
           return written ? (reason === "retry" ? "scheduled" : "deferred") : "lease_lost";
         }
         continue; // something settled without running a step (a skipped `when`): evaluate again
@@ -194,7 +200,7 @@ export class StepRunner {
         inflight.delete(id);
         if (result.kind === "interrupted") {
           if (result.why === "lease_lost") return "lease_lost";
-          if (result.why === "shutdown") return this.release(run);
+          if (result.why === "shutdown") return this.release(at);
           continue; // cancelled or paused while it ran: its result is dropped, the tree goes on
         }
         // A handler's answer counts on its breaker even when the step's result is dropped below.
@@ -263,16 +269,24 @@ export class StepRunner {
     for (const childId of pass.cancelledChildren) await cancelChild(at.store, childId);
   }
 
-  private async release(run: RunState): Promise<RunEnd> {
-    return (await run.commit(this.deps.progress, "scheduled", { nextFireAt: this.deps.now() })) ? "released" : "lease_lost";
+  /** The run's last commit: handed off first, as nothing of the run is left to do but that write. */
+  private finish(at: ActiveRun, state: Progress["state"], extra?: Partial<Progress>): Promise<boolean> {
+    const written = at.run.commit(this.deps.progress, state, extra);
+    at.handOff();
+    return written;
   }
 
-  private async failUnrunnable(claim: ClaimedInstance, row: ClaimedRow | undefined): Promise<RunEnd> {
-    const written = await this.deps.progress.commit({
+  private async release(at: ActiveRun): Promise<RunEnd> {
+    return (await this.finish(at, "scheduled", { nextFireAt: this.deps.now() })) ? "released" : "lease_lost";
+  }
+
+  private async failUnrunnable(claim: ClaimedInstance, row: ClaimedRow | undefined, handOff: () => void): Promise<RunEnd> {
+    const written = this.deps.progress.commit({
       instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed", cursor: row?.cursor ?? null,
     });
+    handOff();
     this.deps.log.warn({ tenant_id: claim.tenantId, instance_id: claim.id }, "instance failed: its sequence is missing or invalid");
-    return written ? "failed" : "lease_lost";
+    return (await written) ? "failed" : "lease_lost";
   }
 }
 

@@ -32,7 +32,8 @@ export const LEDGER: readonly LedgerEntry[] = [
     enforcedAt: "engine/storage/claim.ts", test: "engine/storage/claim.int.test.ts", enforced: true,
   },
   {
-    id: "instances_in_flight", resource: "instances in flight, per engine process", boundary: "tiered", default: "128 in all, 32 per tenant",
+    id: "instances_in_flight", resource: "instances in flight (running their steps), per engine process", boundary: "tiered",
+    default: "128 in all, 32 per tenant; twice that held per tenant (four times in all), counting runs whose last write is pending",
     setting: "BULKHEAD_MAX_INSTANCES_IN_FLIGHT(_PER_TENANT)", override: "tenant page: in-flight limit",
     enforcedAt: "engine/scheduler/scheduler.ts", test: "engine/scheduler/scheduler.int.test.ts", enforced: true,
   },

@@ -55,11 +55,51 @@ interface Running {
   /** Aborted when the lease is lost, or at the end of the shutdown grace. */
   interrupt: AbortController;
   done: Promise<void>;
+  /** Its last commit is queued: it no longer counts as in flight (see `held`). */
+  committing: boolean;
+}
+
+/** Runs a tenant may hold, its last commits pending included, per run it may have in flight. */
+const HELD_PER_IN_FLIGHT = 2;
+/** The same for the whole process: more, so that no one tenant holding its most can fill it. */
+const HELD_PER_IN_FLIGHT_ALL = 4;
+
+/** Runs counted in all and per tenant. */
+class SlotCount {
+  total = 0;
+  private readonly perTenant = new Map<string, number>();
+
+  of(tenantId: string): number {
+    return this.perTenant.get(tenantId) ?? 0;
+  }
+
+  add(tenantId: string, n: 1 | -1): void {
+    this.total += n;
+    const left = this.of(tenantId) + n;
+    if (left > 0) this.perTenant.set(tenantId, left);
+    else this.perTenant.delete(tenantId);
+  }
+
+  entries(): [string, number][] {
+    return [...this.perTenant];
+  }
 }
 
 export class Scheduler {
+  /** Every run this scheduler holds a lease for: renewed, and waited for on stop. */
   private readonly running = new Map<string, Running>();
-  private readonly perTenant = new Map<string, number>();
+  /** Runs that count toward the in-flight limits: all but those only waiting for their last commit. */
+  private readonly inFlightRuns = new SlotCount();
+  /**
+   * Every run held, its last commit pending included. A run whose last commit is queued no longer
+   * counts as in flight, so claiming goes on while a slow WAL flush holds a commit batch (up to
+   * 873 ms on the bench machine, every run slot waiting on it). A tenant is claimed for only while
+   * it holds less than HELD_PER_IN_FLIGHT times its in-flight limit, and the process while it
+   * holds less than HELD_PER_IN_FLIGHT_ALL times its own: so a finished run always has room to
+   * wait for its commit outside its run slot, and one tenant's pending commits never fill the
+   * room of the others.
+   */
+  private readonly held = new SlotCount();
   private readonly store: BackendStore;
   private readonly runner: StepRunner;
   private readonly now: () => Date;
@@ -172,12 +212,13 @@ export class Scheduler {
     await this.flushMetrics({ final: true });
   }
 
+  /** Runs that count toward the in-flight limit (not those only waiting for their last commit). */
   get inFlight(): number {
-    return this.running.size;
+    return this.inFlightRuns.total;
   }
 
   inFlightOf(tenantId: string): number {
-    return this.perTenant.get(tenantId) ?? 0;
+    return this.inFlightRuns.of(tenantId);
   }
 
   private async tickLoop(): Promise<void> {
@@ -263,17 +304,20 @@ export class Scheduler {
     const { config, backend } = this.deps;
     this.lookedAt = this.now().getTime();
     this.yieldMovedRuns();
-    const free = config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT - this.running.size;
+    const max = config.BULKHEAD_MAX_INSTANCES_IN_FLIGHT;
+    const free = Math.min(max - this.inFlightRuns.total, max * HELD_PER_IN_FLIGHT_ALL - this.held.total);
     if (free <= 0) return "none"; // a run's end wakes the loop
     const onlyTenants = this.deps.tenants?.claimable(backend.id);
     if (onlyTenants?.length === 0) return "none"; // a placement change wakes it
     const limit = Math.min(config.BULKHEAD_CLAIM_BATCH, free);
-    const saturated = [...this.perTenant].filter(([tenant, n]) => n >= this.concurrencyOf(tenant)).map(([tenant]) => tenant);
+    const held = this.held.entries();
+    const room = held.map(([tenant]): [string, number] => [tenant, this.roomOf(tenant)]);
+    const saturated = room.filter(([, n]) => n === 0).map(([tenant]) => tenant);
     const now = this.now();
     const claimed = await this.store.claim({
       now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
-      capOverrides: this.deps.tenants?.claimCaps(), inFlight: [...this.perTenant],
+      capOverrides: this.deps.tenants?.claimCaps(), inFlight: held, room,
     });
     if (claimed.length === 0) return "none";
     if (this.deps.metrics !== false) {
@@ -282,18 +326,22 @@ export class Scheduler {
     }
 
     const rows = new Map((await this.store.loadClaimed(claimed.map((c) => c.id))).map((r) => [r.id, r]));
+    const extra: ClaimedInstance[] = [];
     for (const claim of claimed) {
-      const inFlight = this.perTenant.get(claim.tenantId) ?? 0;
-      if (inFlight >= this.concurrencyOf(claim.tenantId)) {
-        // More of this tenant came back than it may run at once: hand the rest back, due now.
-        await this.store.releaseLease(claim, now, "cap");
-        if (this.deps.metrics !== false) this.metrics.deferred(claim.tenantId, "cap");
-        continue;
-      }
-      this.perTenant.set(claim.tenantId, inFlight + 1);
-      this.startRun(claim, rows.get(claim.id));
+      if (this.roomOf(claim.tenantId) > 0) this.startRun(claim, rows.get(claim.id));
+      else extra.push(claim);
     }
+    // More of a tenant came back than it may start (the claim without a cap does not know): the
+    // rest go back, due now.
+    await this.store.releaseLeases(extra, now, "cap");
+    if (this.deps.metrics !== false) for (const claim of extra) this.metrics.deferred(claim.tenantId, "cap");
     return claimed.length === limit ? "full" : "some";
+  }
+
+  /** How many more runs the tenant may start: within its in-flight limit, and within its limit of runs held. */
+  private roomOf(tenantId: string): number {
+    const limit = this.concurrencyOf(tenantId);
+    return Math.max(0, Math.min(limit - this.inFlightRuns.of(tenantId), limit * HELD_PER_IN_FLIGHT - this.held.of(tenantId)));
   }
 
   /** How many of the tenant's instances may be in flight here: its own limit, else the default. */
@@ -311,6 +359,7 @@ export class Scheduler {
     if (!tenants) return;
     const now = Date.now();
     for (const [id, run] of this.running) {
+      if (run.committing) continue;
       const tenantId = run.claim.tenantId;
       if (!tenants.isPlacedOn(tenantId, backend.id)) {
         run.interrupt.abort("shutdown");
@@ -324,8 +373,10 @@ export class Scheduler {
 
   private startRun(claim: ClaimedInstance, row: ClaimedRow | undefined): void {
     const interrupt = new AbortController();
-    const run: Running = { claim, interrupt, done: Promise.resolve() };
-    run.done = this.runner.run(claim, row, interrupt.signal)
+    const run: Running = { claim, interrupt, done: Promise.resolve(), committing: false };
+    this.inFlightRuns.add(claim.tenantId, 1);
+    this.held.add(claim.tenantId, 1);
+    run.done = this.runner.run(claim, row, interrupt.signal, () => this.handOff(run))
       .then(
         (end) => this.count(end),
         (error: unknown) => {
@@ -336,12 +387,23 @@ export class Scheduler {
       .finally(() => {
         this.running.delete(claim.id);
         this.quiescedSince.delete(claim.id);
-        const left = (this.perTenant.get(claim.tenantId) ?? 1) - 1;
-        if (left > 0) this.perTenant.set(claim.tenantId, left);
-        else this.perTenant.delete(claim.tenantId);
+        if (!run.committing) this.inFlightRuns.add(claim.tenantId, -1);
+        this.held.add(claim.tenantId, -1);
         this.wake();
       });
     this.running.set(claim.id, run);
+  }
+
+  /**
+   * A run's last commit is queued: it leaves its run slot, and the loop may claim in its place
+   * (the claim kept room for it among the runs held). Its lease is still renewed, and stop()
+   * still waits for it.
+   */
+  private handOff(run: Running): void {
+    run.committing = true;
+    this.inFlightRuns.add(run.claim.tenantId, -1);
+    this.quiescedSince.delete(run.claim.id);
+    this.wake();
   }
 
   /**

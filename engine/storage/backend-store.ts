@@ -12,7 +12,7 @@ import { claimDueInstances, nextDueAfter, type ClaimedInstance, type ClaimOption
 import { fireDueCronSchedules, type CronClaimOptions, type NextFire } from "./cron-schedules.ts";
 import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
-import { reapExpiredLeases, releaseLease, renewLeases, wakeDueWaiting } from "./leases.ts";
+import { reapExpiredLeases, releaseLeases, renewLeases, wakeDueWaiting } from "./leases.ts";
 import { pruneEventMinutes } from "./events.ts";
 import { mergeInstanceCounts } from "./instance-counts.ts";
 import { advanceTenantActivity } from "./tenant-activity.ts";
@@ -77,8 +77,8 @@ export class BackendStore {
     return loadClaimed(this.backend.pool, ids);
   }
 
-  releaseLease(claim: ClaimedInstance, dueAt: Date, deferReason: string | null = null) {
-    return releaseLease(this.backend.pool, claim.id, claim.leaseEpoch, dueAt, deferReason);
+  releaseLeases(claims: ClaimedInstance[], dueAt: Date, deferReason: string | null = null) {
+    return releaseLeases(this.backend.pool, claims, dueAt, deferReason);
   }
 
   /** The ids still held; any other lease was lost. */

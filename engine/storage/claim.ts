@@ -31,11 +31,24 @@ export interface ClaimOptions {
   capOverrides?: readonly [string, number][];
   /** How many instances each tenant has in flight in this process; the capped claim serves the least served first. */
   inFlight?: readonly [string, number][];
+  /**
+   * How many more instances a tenant may start in this process (tenants not named: any number);
+   * the capped claim takes no more of it, so none has to be handed back.
+   */
+  room?: readonly [string, number][];
 }
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
 // (owner $3, expiry $1 + $4 ms) with the epoch bumped, which fences out any earlier holder.
-const FLIP_TO_RUNNING = `
+//
+// The claim's transaction commits without waiting for the WAL flush (set from within it, read by
+// the join): a claim is undone by losing it, so a PostgreSQL crash that loses one leaves the row
+// scheduled under its old epoch, the run's fenced commits are refused as after a lost lease, and
+// the instance is claimed again. The run's final commit waits for the flush, which covers its
+// claim too. Waiting for the disk here held every claim behind a slow flush (a commit batch
+// waited up to 873 ms on the bench machine), and with it every due instance of every tenant.
+const FLIP_TO_RUNNING = `,
+asynchronous AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
 UPDATE task_instances t
    SET state = 'running',
        lease_owner = $3,
@@ -43,7 +56,7 @@ UPDATE task_instances t
        lease_epoch = t.lease_epoch + 1,
        defer_reason = NULL,
        updated_at = $1
-  FROM winners
+  FROM winners CROSS JOIN asynchronous
  WHERE t.id = winners.id
 RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at, t.priority`;
 
@@ -89,7 +102,8 @@ ${FLIP_TO_RUNNING}`;
 //   tenants:    a loose index scan visits each tenant with scheduled work once (cost ~ tenants),
 //   eligible:   less the tenants this process may not start more work for (or not placed here),
 //   candidates: each tenant's first `cap` due rows in claim order (cost ~ tenants * cap), where a
-//               tenant's own cap (tenant_limits) overrides the default,
+//               tenant's own cap (tenant_limits) overrides the default, and no more than the
+//               tenant may start in this process,
 //   picked:     the best `limit` candidates across tenants: by priority, then the tenant's
 //               in-flight count here plus the candidate's rank within its tenant, then due time.
 //               In claim order alone, a flood's oldest rows won every claim of a few free slots
@@ -108,9 +122,10 @@ WITH RECURSIVE tenants AS (
     FROM tenants WHERE tenants.tenant_id IS NOT NULL
 ),
 eligible AS (
-  SELECT t.tenant_id, coalesce(o.cap, $7) AS cap
+  SELECT t.tenant_id, least(coalesce(o.cap, $7), r.room) AS cap
     FROM tenants t
     LEFT JOIN unnest($8::text[], $9::int[]) AS o(tenant_id, cap) ON o.tenant_id = t.tenant_id
+    LEFT JOIN unnest($12::text[], $13::int[]) AS r(tenant_id, room) ON r.tenant_id = t.tenant_id
    WHERE t.tenant_id IS NOT NULL AND t.tenant_id <> ALL($5::text[]) ${filter("t.tenant_id")}
 ),
 candidates AS (
@@ -147,7 +162,8 @@ export async function claimDueInstances(db: Queryable, options: ClaimOptions): P
   if (isCapped) {
     const inFlight = options.inFlight ?? [];
     values.push(options.maxPerTenant > 0 ? options.maxPerTenant : options.limit, overrides.map(([t]) => t), overrides.map(([, cap]) => cap));
-    values.push(inFlight.map(([t]) => t), inFlight.map(([, n]) => n));
+    const room = options.room ?? [];
+    values.push(inFlight.map(([t]) => t), inFlight.map(([, n]) => n), room.map(([t]) => t), room.map(([, n]) => n));
   }
   const { rows } = await db.query<{ id: string; tenant_id: string; lease_epoch: number; next_fire_at: Date; priority: number }>({
     name: `claim_due_${isCapped ? "capped" : "plain"}${filtered ? "" : "_all"}`,

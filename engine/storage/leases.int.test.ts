@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertDueInstances } from "../../test/factories.ts";
 import { claimDueInstances } from "./claim.ts";
-import { reapExpiredLeases, releaseLease, renewLease } from "./leases.ts";
+import { reapExpiredLeases, releaseLeases, renewLease } from "./leases.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -24,8 +24,9 @@ describe("leases", () => {
     const claimed = await claimOne();
     expect(await renewLease(db.sql, claimed.id, claimed.leaseEpoch + 1, new Date(Date.now() + 60_000))).toBe(false);
     expect(await renewLease(db.sql, claimed.id, claimed.leaseEpoch, new Date(Date.now() + 60_000))).toBe(true);
-    expect(await releaseLease(db.sql, claimed.id, claimed.leaseEpoch - 1, new Date())).toBe(false);
-    expect(await releaseLease(db.sql, claimed.id, claimed.leaseEpoch, new Date(Date.now() + 5_000), "rate_limit")).toBe(true);
+    const lease = (epoch: number) => [{ id: claimed.id, leaseEpoch: epoch }];
+    expect(await releaseLeases(db.sql, lease(claimed.leaseEpoch - 1), new Date())).toEqual(new Set());
+    expect(await releaseLeases(db.sql, lease(claimed.leaseEpoch), new Date(Date.now() + 5_000), "rate_limit")).toEqual(new Set([claimed.id]));
     const { rows } = await db.sql.query("SELECT state, defer_reason, lease_owner FROM task_instances");
     expect(rows).toEqual([{ state: "scheduled", defer_reason: "rate_limit", lease_owner: null }]);
   });
@@ -39,12 +40,15 @@ describe("leases", () => {
     const fresh = await claimDueInstances(db.sql, { now: new Date(), limit: 3, maxPerTenant: 0, leaseOwner: "alive", leaseMs: 30_000 });
     expect(fresh.map((c) => c.leaseEpoch)).toEqual([2, 2, 2]);
 
-    for (const old of stale) {
-      expect(await renewLease(db.sql, old.id, old.leaseEpoch, new Date(Date.now() + 60_000))).toBe(false);
-      expect(await releaseLease(db.sql, old.id, old.leaseEpoch, new Date())).toBe(false);
-    }
-    const { rows } = await db.sql.query("SELECT DISTINCT state, lease_owner FROM task_instances");
-    expect(rows).toEqual([{ state: "running", lease_owner: "alive" }]);
+    for (const old of stale) expect(await renewLease(db.sql, old.id, old.leaseEpoch, new Date(Date.now() + 60_000))).toBe(false);
+    // One statement for several, each fenced by its own epoch.
+    expect(await releaseLeases(db.sql, [...stale, fresh[0]!], new Date())).toEqual(new Set([fresh[0]!.id]));
+    const { rows } = await db.sql.query("SELECT state, lease_owner, id = $1 AS released FROM task_instances ORDER BY released, id", [fresh[0]!.id]);
+    expect(rows).toEqual([
+      { state: "running", lease_owner: "alive", released: false },
+      { state: "running", lease_owner: "alive", released: false },
+      { state: "scheduled", lease_owner: null, released: true },
+    ]);
   });
 
   it("the reaper leaves live leases alone and sweeps in bounded batches", async () => {

@@ -13,23 +13,34 @@ export async function renewLease(db: Queryable, id: string, leaseEpoch: number, 
   return rowCount === 1;
 }
 
-/** Hands an instance back as due at `dueAt` (shutdown, deferral); false when the lease was lost. */
-export async function releaseLease(
+/**
+ * Hands instances back as due at `dueAt` (more of a tenant claimed than it may start); the ids
+ * still leased under their epoch are returned. In one statement, rows locked in id order, which
+ * commits without waiting for the WAL flush, as the claim does (engine/storage/claim.ts): a
+ * release lost to a crash leaves a lease that expires and is reaped.
+ */
+export async function releaseLeases(
   db: Queryable,
-  id: string,
-  leaseEpoch: number,
+  leases: { id: string; leaseEpoch: number }[],
   dueAt: Date,
   deferReason: string | null = null,
-): Promise<boolean> {
-  const { rowCount } = await db.query({
-    name: "release_lease",
-    text: `UPDATE task_instances
+): Promise<Set<string>> {
+  if (leases.length === 0) return new Set();
+  const held = [...leases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const { rows } = await db.query<{ id: string }>({
+    name: "release_leases",
+    text: `WITH locked AS (
+             SELECT id FROM task_instances WHERE id = ANY($1::uuid[]) AND state = 'running' ORDER BY id FOR UPDATE
+           ), asynchronous AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
+           UPDATE task_instances t
               SET state = 'scheduled', next_fire_at = $3, defer_reason = $4,
                   lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-            WHERE id = $1 AND lease_epoch = $2 AND state = 'running'`,
-    values: [id, leaseEpoch, dueAt, deferReason],
+             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch) JOIN locked l ON l.id = held.id CROSS JOIN asynchronous
+            WHERE t.id = held.id AND t.lease_epoch = held.lease_epoch AND t.state = 'running'
+            RETURNING t.id`,
+    values: [held.map((l) => l.id), held.map((l) => l.leaseEpoch), dueAt, deferReason],
   });
-  return rowCount === 1;
+  return new Set(rows.map((r) => r.id));
 }
 
 /**
