@@ -29,7 +29,7 @@ export interface ClaimOptions {
   onlyTenants?: string[];
   /** Tenants with a cap of their own (operators' tenant limits), over `maxPerTenant`. */
   capOverrides?: readonly [string, number][];
-  /** How many instances each tenant has in flight in this process; the capped claim serves the least served first. */
+  /** How many instances each tenant holds in this process (those whose last commit is pending too); the capped claim serves the least served first. */
   inFlight?: readonly [string, number][];
   /**
    * How many more instances a tenant may start in this process (tenants not named: any number);

@@ -15,32 +15,21 @@ export async function renewLease(db: Queryable, id: string, leaseEpoch: number, 
 
 /**
  * Hands instances back as due at `dueAt` (more of a tenant claimed than it may start); the ids
- * still leased under their epoch are returned. In one statement, rows locked in id order, which
- * commits without waiting for the WAL flush, as the claim does (engine/storage/claim.ts): a
- * release lost to a crash leaves a lease that expires and is reaped.
+ * still leased under their epoch are returned. It commits without waiting for the WAL flush, as
+ * the claim does (engine/storage/claim.ts): a release lost to a crash leaves a lease that expires
+ * and is reaped.
  */
-export async function releaseLeases(
+export function releaseLeases(
   db: Queryable,
   leases: { id: string; leaseEpoch: number }[],
   dueAt: Date,
   deferReason: string | null = null,
 ): Promise<Set<string>> {
-  if (leases.length === 0) return new Set();
-  const held = [...leases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const { rows } = await db.query<{ id: string }>({
-    name: "release_leases",
-    text: `WITH locked AS (
-             SELECT id FROM task_instances WHERE id = ANY($1::uuid[]) AND state = 'running' ORDER BY id FOR UPDATE
-           ), asynchronous AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
-           UPDATE task_instances t
-              SET state = 'scheduled', next_fire_at = $3, defer_reason = $4,
-                  lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch) JOIN locked l ON l.id = held.id CROSS JOIN asynchronous
-            WHERE t.id = held.id AND t.lease_epoch = held.lease_epoch AND t.state = 'running'
-            RETURNING t.id`,
-    values: [held.map((l) => l.id), held.map((l) => l.leaseEpoch), dueAt, deferReason],
+  return updateLeased(db, "release_leases", leases, {
+    set: "state = 'scheduled', next_fire_at = $3, defer_reason = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()",
+    values: [dueAt, deferReason],
+    asynchronous: true,
   });
-  return new Set(rows.map((r) => r.id));
 }
 
 /**
@@ -70,23 +59,36 @@ export async function reapExpiredLeases(db: Queryable, now: Date, limit: number)
 /**
  * Extends many live leases in one statement (the scheduler renews everything it holds on one
  * timer). Returns the ids still held; any other was lost and its run must stop.
- *
- * The rows are locked in id order first, the order commit_progress takes them in too
- * (execution.ts): locked as the join meets them, two overlapping statements could deadlock.
  */
-export async function renewLeases(db: Queryable, leases: { id: string; leaseEpoch: number }[], until: Date): Promise<Set<string>> {
+export function renewLeases(db: Queryable, leases: { id: string; leaseEpoch: number }[], until: Date): Promise<Set<string>> {
+  return updateLeased(db, "renew_leases", leases, { set: "lease_expires_at = $3", values: [until] });
+}
+
+/**
+ * One UPDATE (`set`, its values from $3 on) of the rows still leased under the given epochs,
+ * returning their ids. The rows are locked in id order first, the order commit_progress takes
+ * them in too (execution.ts): locked as the join meets them, two overlapping statements could
+ * deadlock. `asynchronous`: the transaction does not wait for the WAL flush.
+ */
+async function updateLeased(
+  db: Queryable,
+  name: string,
+  leases: { id: string; leaseEpoch: number }[],
+  update: { set: string; values: unknown[]; asynchronous?: boolean },
+): Promise<Set<string>> {
   if (leases.length === 0) return new Set();
   const held = [...leases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const asynchronous = update.asynchronous === true;
   const { rows } = await db.query<{ id: string }>({
-    name: "renew_leases",
+    name,
     text: `WITH locked AS (
              SELECT id FROM task_instances WHERE id = ANY($1::uuid[]) AND state = 'running' ORDER BY id FOR UPDATE
-           )
-           UPDATE task_instances t SET lease_expires_at = $3
-             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch) JOIN locked l ON l.id = held.id
+           )${asynchronous ? ", asynchronous AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)" : ""}
+           UPDATE task_instances t SET ${update.set}
+             FROM unnest($1::uuid[], $2::bigint[]) AS held(id, lease_epoch) JOIN locked l ON l.id = held.id${asynchronous ? " CROSS JOIN asynchronous" : ""}
             WHERE t.id = held.id AND t.lease_epoch = held.lease_epoch AND t.state = 'running'
             RETURNING t.id`,
-    values: [held.map((l) => l.id), held.map((l) => l.leaseEpoch), until],
+    values: [held.map((l) => l.id), held.map((l) => l.leaseEpoch), ...update.values],
   });
   return new Set(rows.map((r) => r.id));
 }
