@@ -1,18 +1,25 @@
 // What the operator's fairness page reads, as `storage.fairness`: the tenant_metrics rollups of
 // every registered backend (rollup-reads.ts), each tenant's figures only from the backend it is
 // placed on now (a move leaves a copy behind until its cleanup), and the tenants' own lag
-// objectives (control plane). The pools stay in here.
+// objectives (control plane). The pools stay in here. A window of spans of one minute is the last
+// hour: ranked from one row per tenant (tenant_activity_hour), its listed tenants from their minutes.
 import type { StorageBackends } from "./backends.ts";
 import { countOpenBreakersOf } from "./breakers.ts";
 import { readTenantMetricsOf } from "./metrics.ts";
 import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import type { Placement } from "./placements.ts";
 import {
-  rankTenants, readBackendMinutes, readTenantLines, sumSpanActivity, sumSpansOf,
-  type BackendMinute, type RankedTenant, type RankOptions, type SpanWindow, type TenantMinuteLine, type TenantSpans,
+  rankHourActivity, rankTenants, readBackendMinutes, readTenantLines, spansOfMinutes, sumSpansOf,
+  type BackendMinute, type BackendRanking, type RankedTenant, type RankOptions, type SpanWindow, type TenantMinuteLine, type TenantSpans,
 } from "./rollup-reads.ts";
 
 export type { BackendMinute, RankedTenant, SpanWindow, TenantMinuteLine, TenantSpans } from "./rollup-reads.ts";
+
+/**
+ * What the page reads: spans of `span` minutes from `from`, or with span 1 the hour that ends
+ * with the current minute (`from` must be its first minute, activityWindowFrom) up to `to`.
+ */
+export type ReadWindow = (SpanWindow | { span: 1; from: Date }) & { to: Date };
 
 /** A tenant of the ranking, with the backend it was read from. */
 export type PlacedTenant = RankedTenant & { backendId: string };
@@ -39,11 +46,10 @@ export class FairnessStore {
   }
 
   /** Every backend's tenants ranked over the window, each backend leaving out tenants placed elsewhere. */
-  async rank(window: SpanWindow, options: Omit<RankOptions, "elsewhere">): Promise<FleetRanking> {
+  async rank(window: ReadWindow, options: Omit<RankOptions, "elsewhere">): Promise<FleetRanking> {
     const placed = await this.placedOn();
     const rankings = await Promise.all(this.backends.ids().map(async (backendId) => {
-      const elsewhere = [...placed].filter(([, b]) => b !== backendId).map(([tenantId]) => tenantId);
-      const ranking = await rankTenants(this.backends.get(backendId).pool, window, { ...options, elsewhere });
+      const ranking = await this.rankOn(backendId, window, placed, options);
       const at = (t: RankedTenant): PlacedTenant => ({ ...t, backendId });
       return { ...ranking, top: ranking.top.map(at), breached: ranking.breached.map(at) };
     }));
@@ -57,11 +63,26 @@ export class FairnessStore {
     };
   }
 
-  /** These tenants' spans in the window summed, and their Open breaker counts, each from its backend. */
-  async detailsOf(tenantsByBackend: ReadonlyMap<string, readonly string[]>, window: SpanWindow): Promise<{ spans: TenantSpans[]; openBreakers: Map<string, number> }> {
+  private async rankOn(backendId: string, window: ReadWindow, placed: ReadonlyMap<string, string>, options: Omit<RankOptions, "elsewhere">): Promise<BackendRanking> {
+    const pool = this.backends.get(backendId).pool;
+    const elsewhere = [...placed].filter(([, b]) => b !== backendId).map(([tenantId]) => tenantId);
+    if (window.span !== 1) return rankTenants(pool, { span: window.span, from: window.from }, { ...options, elsewhere });
+    // The hour's demand in all from the backend's minutes (its rows hold none per tenant).
+    const [ranking, minutes] = await Promise.all([rankHourActivity(pool, window.from, { ...options, elsewhere }), readBackendMinutes(pool, window.from, window.to)]);
+    return { ...ranking, demand: minutes.reduce((n, m) => n + m.demand, 0) };
+  }
+
+  /** These tenants' spans in the window summed (or their minutes, for the hour), and their Open breaker counts, each from its backend. */
+  async detailsOf(tenantsByBackend: ReadonlyMap<string, readonly string[]>, window: ReadWindow): Promise<{ spans: TenantSpans[]; openBreakers: Map<string, number> }> {
     const read = await Promise.all([...tenantsByBackend].filter(([b]) => this.backends.has(b)).map(async ([backendId, ids]) => {
       const pool = this.backends.get(backendId).pool;
-      const [spans, breakers] = await Promise.all([sumSpansOf(pool, ids, window), countOpenBreakersOf(pool, ids)]);
+      const summed = async () => {
+        if (window.span !== 1) return sumSpansOf(pool, ids, { span: window.span, from: window.from });
+        const minutesOf = new Map<string, MetricRow[]>();
+        for (const row of await readTenantMetricsOf(pool, ids, window.from, window.to)) minutesOf.set(row.tenantId, [...(minutesOf.get(row.tenantId) ?? []), row]);
+        return [...minutesOf].map(([id, rows]) => spansOfMinutes(id, rows));
+      };
+      const [spans, breakers] = await Promise.all([summed(), countOpenBreakersOf(pool, ids)]);
       return { spans, breakers };
     }));
     return { spans: read.flatMap((r) => r.spans), openBreakers: new Map(read.flatMap((r) => [...r.breakers])) };
@@ -106,16 +127,5 @@ export class FairnessStore {
       text: "SELECT tenant_id, lag_objective_ms FROM tenant_limits WHERE lag_objective_ms IS NOT NULL",
     });
     return new Map(rows.map((r) => [r.tenant_id, r.lag_objective_ms]));
-  }
-
-  /**
-   * Every tenant's claims and lag histogram over the spans of the window, each from the backend
-   * it is placed on (the console's tenants table: a few span rows per tenant, not its minutes).
-   */
-  async activityOfEveryTenant(window: SpanWindow): Promise<{ tenantId: string; backendId: string; claimed: number; lagBuckets: number[] }[]> {
-    const placed = await this.placedOn();
-    const read = await Promise.all(this.backends.ids().map(async (backendId) =>
-      (await sumSpanActivity(this.backends.get(backendId).pool, window)).filter((a) => placed.get(a.tenantId) === backendId).map((a) => ({ ...a, backendId }))));
-    return read.flat();
   }
 }

@@ -86,6 +86,8 @@ export type { Placement } from "./placements.ts";
 export type { TenantActivity } from "./directory-store.ts";
 export type { BackendMinute, FleetRanking, PlacedTenant, SpanWindow, TenantMinuteLine, TenantSpans } from "./fairness-store.ts";
 export { rebuildMetricRollups, SPAN_MINUTES, spanStartOf, type SpanMinutes } from "./metric-rollups.ts";
+export { activityWindowFrom } from "./tenant-activity.ts";
+export { spansOfMinutes } from "./rollup-reads.ts";
 export type { DirectoryRow } from "./tenant-directory.ts";
 export type { NewSequence, SequenceRecord, SequenceSummary } from "./sequences.ts";
 export { ACTIVE_STATES, STATUS_TRANSITIONS, type DeleteOutcome, type MigrateOutcome, type StatusOutcome } from "./sequence-versions.ts";

@@ -1,8 +1,12 @@
 // SQL reads of the tenant_metrics rollups (metric-rollups.ts) on one backend: every tenant ranked
 // over a window of spans (the largest by claims and those over their lag objective, chosen here,
 // not in the caller), the spans of a few tenants summed, the backend's minutes, and a few
-// tenants' own minutes. None reads tenant_metrics over every tenant.
+// tenants' own minutes. None reads tenant_metrics over every tenant. The last hour is ranked from
+// one row per tenant instead (tenant_activity_hour, rankHourActivity), and its listed tenants are
+// summed from their minutes (spansOfMinutes).
+import type { MetricRow } from "../metrics/tenant-metrics.ts";
 import { LAG_BUCKET_COUNT, sumOfBuckets, type SpanMinutes } from "./metric-rollups.ts";
+import { READ_TENANT_ACTIVITY } from "./tenant-activity.ts";
 import type { Queryable } from "./transaction.ts";
 
 /** Spans of `span` minutes starting at or after `from`. */
@@ -48,23 +52,21 @@ export interface RankOptions {
 const TOTAL = Array.from({ length: LAG_BUCKET_COUNT }, (_, i) => `lag[${i + 1}]`).join(" + ");
 const WITHIN = `CASE k ${Array.from({ length: LAG_BUCKET_COUNT }, (_, i) => `WHEN ${i + 1} THEN ${Array.from({ length: i + 1 }, (_, j) => `lag[${j + 1}]`).join(" + ")}`).join(" ")} ELSE 0 END`;
 
-/** Every tenant's spans in the window summed, ranked: counts, the top by claims, the worst breaches. */
-export async function rankTenants(db: Queryable, window: SpanWindow, options: RankOptions): Promise<BackendRanking> {
+/**
+ * Tenants ranked from `source`, a statement of (tenant_id, claimed, demand, lag) per tenant over
+ * $1 (tenants whose rows here are a stale copy) and its own parameters from $7 on: counts, the top
+ * by claims, the worst breaches.
+ */
+async function rank(db: Queryable, name: string, source: string, sourceValues: unknown[], options: RankOptions): Promise<BackendRanking> {
   const { rows } = await db.query<{
     tenants: number; breaches: number; claimed: number; demand: number;
     top: { tenant_id: string; claimed: number; demand: number; lag: number[] }[];
     breached: { tenant_id: string; claimed: number; demand: number; lag: number[] }[];
   }>({
-    name: "rank_tenant_spans",
-    text: `WITH t AS (
-             SELECT s.tenant_id, sum(s.claimed)::float8 AS claimed, sum(s.demand)::float8 AS demand, ARRAY[${sumOfBuckets("s.lag_buckets")}]::int[] AS lag
-               FROM tenant_metric_spans s
-               LEFT JOIN unnest($3::text[]) AS elsewhere(id) ON elsewhere.id = s.tenant_id
-              WHERE s.span_minutes = $1 AND s.start >= $2 AND elsewhere.id IS NULL
-              GROUP BY s.tenant_id
-           ),
+    name,
+    text: `WITH t AS (${source}),
            k AS (
-             SELECT t.*, coalesce(own.k, $6) AS k FROM t LEFT JOIN unnest($4::text[], $5::int[]) AS own(tenant_id, k) ON own.tenant_id = t.tenant_id
+             SELECT t.*, coalesce(own.k, $4) AS k FROM t LEFT JOIN unnest($2::text[], $3::int[]) AS own(tenant_id, k) ON own.tenant_id = t.tenant_id
            ),
            c AS (
              SELECT k.tenant_id, k.claimed, k.demand, k.lag, (${TOTAL})::float8 AS total, (${WITHIN})::float8 AS within FROM k
@@ -74,18 +76,41 @@ export async function rankTenants(db: Queryable, window: SpanWindow, options: Ra
            )
            SELECT n.tenants, n.breaches, n.claimed, n.demand,
                   (SELECT coalesce(json_agg(x), '[]') FROM (
-                     SELECT tenant_id, claimed, demand, lag FROM r ORDER BY claimed DESC, demand DESC, tenant_id COLLATE "C" LIMIT $7) x) AS top,
+                     SELECT tenant_id, claimed, demand, lag FROM r ORDER BY claimed DESC, demand DESC, tenant_id COLLATE "C" LIMIT $5) x) AS top,
                   (SELECT coalesce(json_agg(x), '[]') FROM (
                      SELECT tenant_id, claimed, demand, lag FROM r WHERE breach
-                      ORDER BY (total - within) / total DESC, claimed DESC, tenant_id COLLATE "C" LIMIT $8) x) AS breached
+                      ORDER BY (total - within) / total DESC, claimed DESC, tenant_id COLLATE "C" LIMIT $6) x) AS breached
              FROM (SELECT count(*)::int AS tenants, count(*) FILTER (WHERE breach)::int AS breaches,
                           coalesce(sum(claimed), 0)::float8 AS claimed, coalesce(sum(demand), 0)::float8 AS demand FROM r) n`,
-    values: [window.span, window.from, options.elsewhere, [...options.own.keys()], [...options.own.values()], options.defaultBucket, options.top, options.breached],
+    values: [options.elsewhere, [...options.own.keys()], [...options.own.values()], options.defaultBucket, options.top, options.breached, ...sourceValues],
   });
   const row = rows[0]!;
   const ranked = (r: { tenant_id: string; claimed: number; demand: number; lag: number[] }): RankedTenant =>
     ({ tenantId: r.tenant_id, claimed: r.claimed, demand: r.demand, lagBuckets: r.lag });
   return { tenants: row.tenants, breaches: row.breaches, claimed: row.claimed, demand: row.demand, top: row.top.map(ranked), breached: row.breached.map(ranked) };
+}
+
+/** Every tenant's spans in the window summed, ranked. */
+export function rankTenants(db: Queryable, window: SpanWindow, options: RankOptions): Promise<BackendRanking> {
+  return rank(db, "rank_tenant_spans", `
+    SELECT s.tenant_id, sum(s.claimed)::float8 AS claimed, sum(s.demand)::float8 AS demand, ARRAY[${sumOfBuckets("s.lag_buckets")}]::int[] AS lag
+      FROM tenant_metric_spans s
+      LEFT JOIN unnest($1::text[]) AS elsewhere(id) ON elsewhere.id = s.tenant_id
+     WHERE s.span_minutes = $7 AND s.start >= $8 AND elsewhere.id IS NULL
+     GROUP BY s.tenant_id`, [window.span, window.from], options);
+}
+
+/**
+ * Every tenant with claims or lag in the hour from `from` (its first minute) ranked, from its one
+ * row (tenant_activity_hour): no demand per tenant there, so the top by claims are ordered by slug
+ * after that, and `demand` is 0.
+ */
+export function rankHourActivity(db: Queryable, from: Date, options: RankOptions): Promise<BackendRanking> {
+  return rank(db, "rank_tenant_activity", `
+    SELECT a.tenant_id, a.claimed::float8 AS claimed, 0::float8 AS demand, a.lag_buckets AS lag
+      FROM (${READ_TENANT_ACTIVITY.replaceAll("$1", "$7")}) a
+      LEFT JOIN unnest($1::text[]) AS elsewhere(id) ON elsewhere.id = a.tenant_id
+     WHERE elsewhere.id IS NULL AND (a.claimed > 0 OR 0 < ANY (a.lag_buckets))`, [from], options);
 }
 
 /** A tenant's spans in a window, summed. */
@@ -172,16 +197,26 @@ export async function readTenantLines(db: Queryable, tenantIds: readonly string[
   return rows.map((r) => ({ tenantId: r.tenant_id, minute: r.minute, claimed: r.claimed, leftWaiting: r.left_waiting }));
 }
 
-/**
- * Every tenant's claims and lag histogram over the spans from `from` (the console's tenants
- * table: its "last hour" from the 5-minute spans, a few rows per tenant).
- */
-export async function sumSpanActivity(db: Queryable, window: SpanWindow): Promise<{ tenantId: string; claimed: number; lagBuckets: number[] }[]> {
-  const { rows } = await db.query<{ tenant_id: string; claimed: number; lag: number[] }>({
-    name: "sum_span_activity",
-    text: `SELECT tenant_id, sum(claimed)::int AS claimed, ARRAY[${sumOfBuckets("lag_buckets")}]::int[] AS lag
-             FROM tenant_metric_spans WHERE span_minutes = $1 AND start >= $2 GROUP BY tenant_id`,
-    values: [window.span, window.from],
-  });
-  return rows.map((r) => ({ tenantId: r.tenant_id, claimed: r.claimed, lagBuckets: r.lag.slice(0, LAG_BUCKET_COUNT) }));
+/** A tenant's minutes summed as its spans would be. */
+export function spansOfMinutes(tenantId: string, rows: readonly MetricRow[]): TenantSpans {
+  const sum: TenantSpans = {
+    tenantId, claimed: 0, completed: 0, failed: 0, deferred: {}, lagBuckets: new Array<number>(LAG_BUCKET_COUNT).fill(0), demand: 0,
+    backlog: 0, stepsPeak: 0, stepsWaited: 0, resourceWaits: {},
+  };
+  let backlogSum = 0, backlogSamples = 0;
+  for (const row of rows) {
+    sum.claimed += row.claimed;
+    sum.completed += row.completed;
+    sum.failed += row.failed;
+    sum.demand += row.claimed + (row.backlogSamples.at(-1) ?? 0);
+    sum.stepsPeak = Math.max(sum.stepsPeak, row.stepsPeak);
+    sum.stepsWaited += row.stepsWaited;
+    row.lagBuckets.forEach((n, i) => (sum.lagBuckets[i] = (sum.lagBuckets[i] ?? 0) + n));
+    for (const sample of row.backlogSamples) backlogSum += sample;
+    backlogSamples += row.backlogSamples.length;
+    for (const [reason, n] of Object.entries(row.deferred)) sum.deferred[reason] = (sum.deferred[reason] ?? 0) + (n ?? 0);
+    for (const [id, n] of Object.entries(row.resourceWaits)) if (typeof n === "number") sum.resourceWaits[id] = (sum.resourceWaits[id] ?? 0) + n;
+  }
+  sum.backlog = backlogSamples === 0 ? 0 : backlogSum / backlogSamples;
+  return sum;
 }

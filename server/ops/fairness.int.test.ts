@@ -1,7 +1,8 @@
 // The fairness page's data at platform scale, on a real PostgreSQL: 10,000 tenants' minutes of
 // the last hour (seeded with plain SQL, then rolled up), read through fairnessOf, give the same
-// figures as a computation from the raw minutes here, and no statement it runs reads the minutes
-// of every tenant (EXPLAIN ANALYZE of each). Prints the request's time at 10,000 tenants.
+// figures as a computation from the raw minutes here (the hour: the current minute and the 59
+// before it; 15 minutes: whole 5-minute spans), and no statement it runs reads the minutes of
+// every tenant (EXPLAIN ANALYZE of each). Prints the request's time at 10,000 tenants.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { explainAnalyze, rowsRead, scansOf } from "../../test/explain.ts";
@@ -11,7 +12,7 @@ import type { MetricRow } from "../../engine/metrics/tenant-metrics.ts";
 import { BREACHES_SHOWN, fairnessOf, fairnessWindow, inBreach, jainIndex, lagPercentile, overObjective, TOP_TENANTS } from "./fairness.ts";
 
 const TENANTS = 10_000;
-/** Minutes seeded back from now: the 1 h window covers 60 to 65 of them. */
+/** Minutes seeded back from now: the 1 h window covers 60 of them, the 15 m one 15 to 20. */
 const MINUTES = 66;
 const MINUTE = 60_000;
 
@@ -51,7 +52,7 @@ afterAll(async () => {
 const services = () => ({ config: db.config, prisma: db.prisma, storage: db.storage });
 
 /** The page's figures computed here from the raw minutes of the window. */
-function fromRawMinutes(rows: readonly MetricRow[]) {
+function fromRawMinutes(rows: readonly MetricRow[], topOrder: "claims" | "claims, demand" = "claims") {
   const objective = (tenantId: string) => (tenantId === OWN.strict ? 100 : tenantId === OWN.lenient ? 10_000 : 1_000);
   const tenants = new Map<string, { claimed: number; demand: number; lag: number[]; rateLimited: number }>();
   const minutes = new Map<number, MetricRow[]>();
@@ -70,7 +71,8 @@ function fromRawMinutes(rows: readonly MetricRow[]) {
   const claimed = all.reduce((n, t) => n + t.claimed, 0);
   const breached = all.filter((t) => inBreach(t.lag, t.objective));
   const worst = [...breached].sort((a, b) => overObjective(b.lag, b.objective) - overObjective(a.lag, a.objective) || b.claimed - a.claimed || (a.tenantId < b.tenantId ? -1 : 1));
-  const top = [...all].sort((a, b) => b.claimed - a.claimed || b.demand - a.demand || (a.tenantId < b.tenantId ? -1 : 1)).slice(0, TOP_TENANTS);
+  // The hour's one row per tenant holds no demand: its ties in claims go by slug.
+  const top = [...all].sort((a, b) => b.claimed - a.claimed || (topOrder === "claims" ? 0 : b.demand - a.demand) || (a.tenantId < b.tenantId ? -1 : 1)).slice(0, TOP_TENANTS);
   const jain = new Map([...minutes].map(([at, rs]) => [at, jainIndex(rs.map((r) => ({ c: r.claimed, d: r.claimed + (r.backlogSamples.at(-1) ?? 0) })).filter((r) => r.d > 0).map((r) => r.c / r.d))]));
   const claimedAt = new Map([...minutes].map(([at, rs]) => [at, rs.reduce((n, r) => n + r.claimed, 0)]));
   return { tenants, claimed, breached, worst: worst.slice(0, BREACHES_SHOWN), top, jain, claimedAt, minutes };
@@ -79,6 +81,8 @@ function fromRawMinutes(rows: readonly MetricRow[]) {
 describe("fairnessOf at 10,000 tenants", () => {
   it("gives the figures the raw minutes give: counts, breaches first with their reason, the largest share, top tenants and Jain's index", async () => {
     const window = fairnessWindow("1h", now);
+    expect(now - window.from.getTime()).toBeLessThan(60 * MINUTE);
+    expect(now - window.from.getTime()).toBeGreaterThanOrEqual(59 * MINUTE);
     const raw = fromRawMinutes(await readTenantMetrics(db.sql, window.from, new Date(now + 2 * MINUTE)));
     expect(raw.tenants.size).toBe(TENANTS);
     const result = await fairnessOf(services(), "1h", now);
@@ -112,7 +116,16 @@ describe("fairnessOf at 10,000 tenants", () => {
     expect(result.series.at(-1)).toEqual({ key: "others", tenantId: null, name: `others (${(TENANTS - TOP_TENANTS).toLocaleString("en-US")})` });
   }, 120_000);
 
-  it("reads the spans and the top tenants' minutes only, never every tenant's minutes (EXPLAIN of each statement)", async () => {
+  it("ranks 15 minutes from whole 5-minute spans: the counts and the top tenants of the raw minutes", async () => {
+    const window = fairnessWindow("15m", now);
+    const raw = fromRawMinutes(await readTenantMetrics(db.sql, window.from, new Date(now + 2 * MINUTE)), "claims, demand");
+    const result = await fairnessOf(services(), "15m", now);
+    expect(result.totals).toMatchObject({ tenants: TENANTS, breaches: raw.breached.length, claimed: raw.claimed });
+    expect(result.tenants.slice(raw.worst.length).map((t) => t.tenantId)).toEqual(raw.top.map((t) => t.tenantId).filter((id) => !raw.worst.some((w) => w.tenantId === id)));
+    for (const figures of result.tenants) expect(figures.claimed).toBe(raw.tenants.get(figures.tenantId)!.claimed);
+  }, 120_000);
+
+  it("ranks the hour from one row per tenant and reads the listed tenants' minutes only, never every tenant's minutes (EXPLAIN of each statement)", async () => {
     const pool = db.storage.backends.primary.pool;
     const statements: { text: string; values: unknown[] }[] = [];
     const query = pool.query.bind(pool);
@@ -130,14 +143,15 @@ describe("fairnessOf at 10,000 tenants", () => {
     for (const statement of statements) {
       const explained = await explainAnalyze(pool, statement.text, statement.values);
       const minutes = scansOf(explained, "tenant_metrics");
-      // At most the top tenants' minutes of the window, through the primary key.
-      expect(rowsRead(minutes), statement.text).toBeLessThanOrEqual(TOP_TENANTS * MINUTES);
+      // At most the listed tenants' minutes of the hour, through the primary key.
+      expect(rowsRead(minutes), statement.text).toBeLessThanOrEqual((TOP_TENANTS + BREACHES_SHOWN) * 60);
       for (const scan of minutes) expect(scan["Node Type"], statement.text).not.toBe("Seq Scan");
-      if (statement.text.includes("FROM tenant_metric_spans s")) {
+      expect(scansOf(explained, "tenant_metric_spans"), statement.text).toEqual([]);
+      if (statement.text.includes("tenant_activity_hour")) {
         ranked = true;
-        expect(minutes).toEqual([]);
-        // The 5-minute spans of the hour: 12 or 13 a tenant.
-        expect(rowsRead(scansOf(explained, "tenant_metric_spans"))).toBeLessThanOrEqual(TENANTS * 13);
+        // One row a tenant, none of its minutes (the rows were moved on to this hour).
+        expect(rowsRead(minutes)).toBe(0);
+        expect(rowsRead(scansOf(explained, "tenant_activity_hour"))).toBeLessThanOrEqual(TENANTS * 2);
       }
     }
     expect(ranked).toBe(true);

@@ -130,9 +130,9 @@ describe("seriesMinutes", () => {
     expect(minutes[1]!.jain).toBe(1);
   });
 
-  it("reads whole spans: 5 minutes up to an hour, hourly beyond", () => {
+  it("reads the hour as its 60 minutes, and whole spans beyond: 5 minutes for 15, hourly for 6 and 24 hours", () => {
     const now = Date.UTC(2026, 10, 30, 12, 3, 30);
-    expect(fairnessWindow("1h", now)).toEqual({ span: 5, from: new Date(Date.UTC(2026, 10, 30, 11, 0)), to: new Date(now) });
+    expect(fairnessWindow("1h", now)).toEqual({ span: 1, from: new Date(Date.UTC(2026, 10, 30, 11, 4)), to: new Date(now) });
     expect(fairnessWindow("15m", now)).toMatchObject({ span: 5, from: new Date(Date.UTC(2026, 10, 30, 11, 45)) });
     expect(fairnessWindow("24h", now)).toMatchObject({ span: 60, from: new Date(Date.UTC(2026, 10, 29, 12, 0)) });
   });

@@ -14,7 +14,7 @@
 import { LAG_BUCKETS_MS } from "../../engine/metrics/tenant-metrics.ts";
 import { LEDGER } from "../../engine/resources/ledger.ts";
 import {
-  spanStartOf, type BackendMinute, type PlacedTenant, type SpanMinutes, type SpanWindow, type TenantMinuteLine, type TenantSpans,
+  activityWindowFrom, spanStartOf, type BackendMinute, type PlacedTenant, type SpanMinutes, type TenantMinuteLine, type TenantSpans,
 } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
 
@@ -140,16 +140,22 @@ export function reasonsOf(figures: Pick<TenantSpans, "deferred" | "stepsWaited" 
 
 // ------------------------------------------------------------------ the window
 
-export interface FairnessWindow extends SpanWindow {
+export interface FairnessWindow {
+  /** Minutes per span read; 1: the hour's one row per tenant and its minutes (engine/storage/fairness-store.ts). */
+  span: SpanMinutes | 1;
+  from: Date;
   /** The end shown: now. Minutes are read a little past it. */
   to: Date;
 }
 
 /**
- * The range as whole spans: 5-minute spans up to an hour, hourly ones beyond, from the start of
- * the span holding now − range (so "1 h" covers 60 to 65 minutes, "24 h" 24 to 25 hours).
+ * The range's window. "1 h" is the current minute and the 59 before it, as the tenants table
+ * counts it (tenant_activity_hour). The others are whole spans: 5-minute ones for 15 minutes,
+ * hourly ones beyond, from the start of the span holding now − range (so "24 h" covers 24 to 25
+ * hours).
  */
 export function fairnessWindow(range: FairnessRange, now = Date.now()): FairnessWindow {
+  if (range === "1h") return { span: 1, from: activityWindowFrom(now), to: new Date(now) };
   const minutes = FAIRNESS_RANGES[range];
   const span: SpanMinutes = minutes <= 60 ? 5 : 60;
   return { span, from: spanStartOf(now - minutes * MINUTE_MS, span), to: new Date(now) };
@@ -293,11 +299,12 @@ export async function fairnessOf(services: Services, range: FairnessRange, now =
   const window = fairnessWindow(range, now);
   const objectives: Objectives = { defaultMs: config.BULKHEAD_LAG_OBJECTIVE_MS, own: await storage.fairness.lagObjectives() };
   const own = new Map([...objectives.own].map(([tenantId, ms]) => [tenantId, objectiveBucket(ms)]));
-  const ranking = await storage.fairness.rank(window, { defaultBucket: objectiveBucket(objectives.defaultMs), own, top: TOP_TENANTS, breached: BREACHES_SHOWN });
-  const { top, listed } = chooseTenants(ranking, objectives);
   const readTo = new Date(now + CLOCK_SLACK_MS);
+  const read = { span: window.span, from: window.from, to: readTo };
+  const ranking = await storage.fairness.rank(read, { defaultBucket: objectiveBucket(objectives.defaultMs), own, top: TOP_TENANTS, breached: BREACHES_SHOWN });
+  const { top, listed } = chooseTenants(ranking, objectives);
   const [details, lines, totals] = await Promise.all([
-    storage.fairness.detailsOf(byBackend(listed), window),
+    storage.fairness.detailsOf(byBackend(listed), read),
     storage.fairness.linesOf(byBackend(top), window.from, readTo),
     storage.fairness.backendMinutes(window.from, readTo),
   ]);

@@ -16,7 +16,7 @@ import { LEDGER } from "../../engine/resources/ledger.ts";
 import type { EngineConfig } from "../../engine/config.ts";
 import { AppError } from "../../engine/errors.ts";
 import type { MetricRow } from "../../engine/metrics/tenant-metrics.ts";
-import type { DirectoryRow, Storage, TenantActivity } from "../../engine/storage/index.ts";
+import { activityWindowFrom, type DirectoryRow, type Storage, type TenantActivity } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
 import { lagPercentile, type LagBound } from "./fairness.ts";
 
@@ -35,7 +35,7 @@ const MINUTE_MS = 60_000;
 export function activityWindow(now = Date.now()): { from: Date; to: Date } {
   const minute = now - (now % MINUTE_MS);
   // To the end of the next minute: an engine whose clock runs a little ahead may have started it.
-  return { from: new Date(minute - (WINDOW_MINUTES - 1) * MINUTE_MS), to: new Date(minute + 2 * MINUTE_MS) };
+  return { from: activityWindowFrom(now), to: new Date(minute + 2 * MINUTE_MS) };
 }
 
 // ------------------------------------------------------------------ cursors

@@ -2,7 +2,7 @@
 // backend it is placed on), each against every backend's minute totals for its share, with its
 // lag against its objective, its deferrals by reason, its Open breakers and its limits.
 import { COUNTED_DEFERRALS, type MetricRow } from "../../engine/metrics/tenant-metrics.ts";
-import type { BackendMinute, TenantStore } from "../../engine/storage/index.ts";
+import { spansOfMinutes, type BackendMinute, type TenantStore } from "../../engine/storage/index.ts";
 import type { Services } from "../services.ts";
 import { fairnessWindow, inBreach, lagPercentile, overObjective, reasonsOf, type FairnessRange, type LagBound } from "./fairness.ts";
 import { limitDefaults } from "./tenant-directory.ts";
@@ -42,22 +42,6 @@ export function tenantMinutes(rows: readonly MetricRow[], totals: readonly Backe
   });
 }
 
-/** The tenant's minutes summed over the range. */
-function summed(rows: readonly MetricRow[]) {
-  const sum = { claimed: 0, completed: 0, failed: 0, demand: 0, stepsWaited: 0, lag: [] as number[], deferred: {} as Record<string, number>, resourceWaits: {} as Record<string, number> };
-  for (const row of rows) {
-    sum.claimed += row.claimed;
-    sum.completed += row.completed;
-    sum.failed += row.failed;
-    sum.demand += row.claimed + leftWaiting(row);
-    sum.stepsWaited += row.stepsWaited;
-    row.lagBuckets.forEach((n, i) => (sum.lag[i] = (sum.lag[i] ?? 0) + n));
-    for (const [reason, n] of Object.entries(row.deferred)) sum.deferred[reason] = (sum.deferred[reason] ?? 0) + (n ?? 0);
-    for (const [id, n] of Object.entries(row.resourceWaits)) if (typeof n === "number") sum.resourceWaits[id] = (sum.resourceWaits[id] ?? 0) + n;
-  }
-  return sum;
-}
-
 /** The drill-down of one tenant (the store routed to where it is placed) over the range. */
 export async function tenantFairnessOf(services: Services, store: Pick<TenantStore, "tenantId" | "backendId" | "listOpenBreakers">, range: FairnessRange, now = Date.now()) {
   const { storage, prisma, config } = services;
@@ -71,7 +55,7 @@ export async function tenantFairnessOf(services: Services, store: Pick<TenantSto
   ]);
   const defaults = limitDefaults(config);
   const objectiveMs = own?.lagObjectiveMs ?? defaults.lagObjectiveMs;
-  const sum = summed(rows);
+  const sum = spansOfMinutes(store.tenantId, rows);
   const allClaimed = totals.reduce((n, t) => n + t.claimed, 0);
   const allDemand = totals.reduce((n, t) => n + t.demand, 0);
   return {
@@ -84,8 +68,8 @@ export async function tenantFairnessOf(services: Services, store: Pick<TenantSto
     summary: {
       claimed: sum.claimed, completed: sum.completed, failed: sum.failed,
       claimShare: share(sum.claimed, allClaimed), demandShare: share(sum.demand, allDemand),
-      lagP50: lagPercentile(sum.lag, 0.5), lagP99: lagPercentile(sum.lag, 0.99),
-      breach: inBreach(sum.lag, objectiveMs), overObjective: overObjective(sum.lag, objectiveMs),
+      lagP50: lagPercentile(sum.lagBuckets, 0.5), lagP99: lagPercentile(sum.lagBuckets, 0.99),
+      breach: inBreach(sum.lagBuckets, objectiveMs), overObjective: overObjective(sum.lagBuckets, objectiveMs),
       reasons: reasonsOf(sum, breakers.length),
     },
     minutes: tenantMinutes(rows, totals),
