@@ -218,6 +218,30 @@ describe("the tenants table over 10,000 tenants", () => {
     expect(onEu).toMatchObject({ backendId: "eu-1", claims: 5 * (189 % 17), lagP99: { ms: LAG_BUCKETS_MS[189 % 12]!, over: false } });
   });
 
+  it("pages a ranked order without asking the placements of every ranked tenant again, until the sum is read again", async () => {
+    forgetRanking(db.storage);
+    const directory = db.storage.directory;
+    const asked = directory.placementsMatching.bind(directory);
+    let asks = 0;
+    directory.placementsMatching = (ids, search) => {
+      asks++;
+      return asked(ids, search);
+    };
+    try {
+      const first = await ops().tenantPage({ order: "lag", limit: PAGE });
+      const second = await ops().tenantPage({ order: "lag", cursor: first.next, limit: PAGE });
+      expect(second.items[0]!.id).not.toBe(first.items[0]!.id);
+      expect(asks).toBe(1);
+      await ops().tenantPage({ order: "claims", search: "q", limit: PAGE });
+      expect(asks).toBe(2);
+      forgetRanking(db.storage);
+      await ops().tenantPage({ order: "lag", limit: PAGE });
+      expect(asks).toBe(3);
+    } finally {
+      directory.placementsMatching = asked;
+    }
+  });
+
   it("refuses a cursor of another order, and one it did not give", async () => {
     const first = await ops().tenantPage({ order: "name", limit: 2 });
     await expect(ops().tenantPage({ order: "claims", cursor: first.next })).rejects.toMatchObject({ code: "BAD_REQUEST" });

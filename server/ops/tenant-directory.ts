@@ -72,17 +72,29 @@ const lagValue = (lag: LagBound | null) => (lag === null ? null : lag.over ? lag
 /** Byte order, as the slug index compares (slugs are ASCII). */
 const bySlug = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const rankings = new WeakMap<Storage, { at: number; activity: Promise<TenantActivity[]> }>();
+interface Ranked {
+  id: string;
+  value: number;
+}
+
+interface Ranking {
+  at: number;
+  activity: Promise<TenantActivity[]>;
+  /** The ranked tenants by order and search, from `activity`. */
+  ranked: Map<string, Promise<Ranked[]>>;
+}
+
+const rankings = new WeakMap<Storage, Ranking>();
 
 /** Every tenant's claims and lag of the hour, from every backend's per-tenant row, read at most every RANKING_TTL_MS. */
-function hourOfEveryTenant(storage: Storage, now: number): Promise<TenantActivity[]> {
+function hourOfEveryTenant(storage: Storage, now: number): Ranking {
   const cached = rankings.get(storage);
-  if (cached && now - cached.at < RANKING_TTL_MS) return cached.activity;
-  const activity = storage.directory.activityOfEveryTenant(activityWindow(now).from);
-  rankings.set(storage, { at: now, activity });
+  if (cached && now - cached.at < RANKING_TTL_MS) return cached;
+  const ranking: Ranking = { at: now, activity: storage.directory.activityOfEveryTenant(activityWindow(now).from), ranked: new Map() };
+  rankings.set(storage, ranking);
   // A failed sum is not kept: the next page asks again.
-  activity.catch(() => rankings.get(storage)?.activity === activity && rankings.delete(storage));
-  return activity;
+  ranking.activity.catch(() => rankings.get(storage) === ranking && rankings.delete(storage));
+  return ranking;
 }
 
 /** Forgets the sum (a test that writes minutes, then pages). */
@@ -90,14 +102,25 @@ export function forgetRanking(storage: Storage): void {
   rankings.delete(storage);
 }
 
-interface Ranked {
-  id: string;
-  value: number;
+/**
+ * The tenants matching `search` with a figure in the hour on the backend they are placed on,
+ * highest first; kept with the sum, so the next pages and the same search again do not ask the
+ * placements of every ranked tenant again.
+ */
+function rankedTenants(storage: Storage, order: "claims" | "lag", search: string, now: number): Promise<Ranked[]> {
+  const ranking = hourOfEveryTenant(storage, now);
+  const key = `${order} ${search}`;
+  let ranked = ranking.ranked.get(key);
+  if (!ranked) {
+    ranked = rank(storage, ranking.activity, order, search);
+    ranking.ranked.set(key, ranked);
+    ranked.catch(() => ranking.ranked.get(key) === ranked && ranking.ranked.delete(key));
+  }
+  return ranked;
 }
 
-/** The tenants matching `search` with a figure in the hour on the backend they are placed on, highest first. */
-async function rankedTenants(storage: Storage, order: "claims" | "lag", search: string, now: number): Promise<Ranked[]> {
-  const activity = await hourOfEveryTenant(storage, now);
+async function rank(storage: Storage, hour: Promise<TenantActivity[]>, order: "claims" | "lag", search: string): Promise<Ranked[]> {
+  const activity = await hour;
   const candidates: (Ranked & { backendId: string })[] = [];
   for (const a of activity) {
     const value = order === "claims" ? (a.claimed > 0 ? a.claimed : null) : lagValue(lagPercentile(a.lagBuckets, 0.99));
