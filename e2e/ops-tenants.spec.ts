@@ -153,3 +153,26 @@ test("a move started on the tenant's page is listed on the moves page until it i
   await expect(page.getByRole("region", { name: "Placement", exact: true }).getByLabel("Current placement")).toContainText("Backend eu-1 · epoch 2 · serving");
   await expect(page.getByRole("table", { name: "Tenant moves", exact: true }).getByRole("row")).toHaveCount(2);
 });
+
+test("the first page of the address's search and order comes with the page, and the fairness figures with theirs: no request for them after load", async ({ page }) => {
+  await signIn(page, DEMO_OPERATOR);
+  const asked: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith("/api/trpc/")) asked.push(...decodeURIComponent(url.pathname.slice("/api/trpc/".length)).split(","));
+  });
+  await page.goto("/ops?q=zz-bulk-00&sort=slug");
+  await expect(tenantRow(page, "zz-bulk-001")).toBeVisible();
+  await expect(tenantRow(page, "zz-bulk-009")).toBeVisible();
+  await expect(tenantRow(page, "zz-bulk-010")).toHaveCount(0);
+  // A new search is the table's own request.
+  await search(page).fill("zz-bulk-01");
+  await expect(tenantRow(page, "zz-bulk-010")).toBeVisible();
+  expect(asked.filter((p) => p === "ops.tenantPage")).toHaveLength(1);
+
+  asked.length = 0;
+  await page.goto("/ops/fairness?range=15m");
+  await expect(page.getByRole("group", { name: "Time range" }).getByRole("button", { name: "15 min" })).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByText(/active in the last 15 minutes/)).toBeVisible();
+  expect(asked).not.toContain("ops.fairness");
+});

@@ -1,13 +1,17 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { signedInCaller } from "../../../server/web/session.ts";
 import { BackendsCard } from "./backends-card";
 import { SignOutUserCard } from "./sign-out-user-card";
+import { firstPageInput } from "./tenant-page-input";
 import { TenantTable } from "./tenant-table";
 
 export const metadata: Metadata = { title: "Operator console" };
 
-export default function OpsPage() {
+type SearchParams = Promise<{ q?: string | string[]; sort?: string | string[] }>;
+
+export default function OpsPage({ searchParams }: { searchParams: SearchParams }) {
   return (
     <main className="page">
       <div className="page-header">
@@ -23,13 +27,26 @@ export default function OpsPage() {
       </div>
       <section className="card" aria-labelledby="tenants-heading">
         <h2 id="tenants-heading">Tenants</h2>
-        {/* The search starts from the address (useSearchParams), which needs a boundary. */}
+        {/* The header goes out at once; the first page follows in the same response when read. */}
         <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading tenants" />}>
-          <TenantTable />
+          <TenantTableRead searchParams={searchParams} />
         </Suspense>
       </section>
       <BackendsCard />
       <SignOutUserCard />
     </main>
   );
+}
+
+/**
+ * The first page of the address's search and order, read while the page renders, so the browser
+ * does not wait for its scripts before asking for it. A failed read leaves the table to ask, and
+ * to show the error.
+ */
+async function TenantTableRead({ searchParams }: { searchParams: SearchParams }) {
+  const { q, sort } = await searchParams;
+  const input = firstPageInput(typeof q === "string" ? q : null, typeof sort === "string" ? sort : null);
+  const caller = await signedInCaller();
+  const data = await caller.ops.tenantPage(input).catch(() => null);
+  return <TenantTable initial={data && { input, data }} />;
 }

@@ -10,17 +10,13 @@ import { useTRPC } from "../../_components/trpc";
 import { QueryError } from "../../_components/query-error";
 import { lagLabel } from "./fairness/fairness-data";
 import styles from "./tenant-table.module.css";
+import { firstPageInput, ORDERS, PAGE_SIZE, type FirstPageInput, type Order } from "./tenant-page-input";
 
 type Page = inferRouterOutputs<AppRouter>["ops"]["tenantPage"];
 type Row = Page["items"][number];
-type Order = "name" | "slug" | "claims" | "lag";
-
-const PAGE_SIZE = 50;
 const LIVE_MS = 10_000;
 /** Typing waits this long for the next keystroke before it asks the server. */
 const DEBOUNCE_MS = 200;
-const ORDERS: Record<Order, string> = { name: "Name", slug: "Slug", claims: "Claims, last hour", lag: "Lag p99, last hour" };
-const isOrder = (value: string | null): value is Order => value !== null && value in ORDERS;
 
 interface Paging {
   /** The order and search these cursors belong to. */
@@ -50,12 +46,12 @@ const LIMIT_NAMES: Record<keyof Row["limits"], string> = {
  * anywhere from three characters), ordered by name, slug, claims or lag of the last hour. The
  * search and the order are in the address, so a reload or a link keeps them.
  */
-export function TenantTable() {
+export function TenantTable({ initial }: { initial: { input: FirstPageInput; data: Page } | null }) {
   const trpc = useTRPC();
   const pathname = usePathname();
   const params = useSearchParams();
   const [search, setSearch] = useState(() => params.get("q") ?? "");
-  const [order, setOrder] = useState<Order>(() => (isOrder(params.get("sort")) ? (params.get("sort") as Order) : "name"));
+  const [order, setOrder] = useState<Order>(() => firstPageInput(null, params.get("sort")).order);
   const query = useDebounced(search.trim(), DEBOUNCE_MS);
   // This page's cursor and those of the pages before it (the first page's is null): Previous pops
   // one. Kept for one search and order: another starts again at the first page.
@@ -79,6 +75,8 @@ export function TenantTable() {
 
   const page = useQuery({
     ...trpc.ops.tenantPage.queryOptions({ search: query, order, cursor, limit: PAGE_SIZE }),
+    // The server's read of the page the address opened.
+    initialData: initial && cursor === null && initial.input.search === query && initial.input.order === order ? initial.data : undefined,
     refetchInterval: LIVE_MS,
     // The last page stays on screen (marked busy) while the next search or page loads.
     placeholderData: keepPreviousData,

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { BacklogChart } from "./backlog-chart";
-import { clock, RANGES } from "./fairness-data";
+import { clock, RANGES, type FairnessData, type FairnessRange } from "./fairness-data";
 import styles from "./fairness.module.css";
 import { Headline } from "./headline";
 import { JainChart } from "./jain-chart";
@@ -16,11 +16,13 @@ import { ShareChart } from "./share-chart";
 const REFRESH_MS = 10_000;
 
 /** The range buttons, the headline figures, the tenants over their objective and the top ones, and the charts; refreshed every 10 s. */
-export function FairnessView() {
+export function FairnessView({ initial }: { initial: { range: FairnessRange; data: FairnessData } | null }) {
   const trpc = useTRPC();
   const [range, setRange] = useRange();
   const fairness = useQuery({
     ...trpc.ops.fairness.queryOptions({ range }),
+    // The server's read of the range the page was opened with.
+    initialData: initial?.range === range ? initial.data : undefined,
     refetchInterval: REFRESH_MS,
     // Keep the last range on screen while the next one loads.
     placeholderData: keepPreviousData,
