@@ -11,7 +11,10 @@ export default defineConfig({
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: "list",
-  timeout: 30_000,
+  // A journey here signs in several browsers, spawns CLI processes (about 2 s each) and loads a
+  // dozen pages: 15-20 s alone, twice that with both workers, the engine and the database sharing
+  // two cores. Slower tests set their own budget.
+  timeout: 60_000,
   expect: { timeout: 10_000 },
   use: {
     baseURL: `http://localhost:${PORT}`,

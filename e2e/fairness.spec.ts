@@ -143,7 +143,6 @@ test("at 1440 px: the tenant over its objective first with the ledger's reason, 
 });
 
 test("at 390 px: the page fits the screen and the table scrolls inside its card", async ({ page }, testInfo) => {
-  test.setTimeout(60_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, DEMO_OPERATOR);
   for (const [path, name] of [["/ops/fairness", "fairness-390.png"], [`/ops/fairness/${SLOW}`, "fairness-tenant-390.png"]] as const) {

@@ -53,8 +53,6 @@ test("the instance list and the Failed view update by push as runs change state"
 });
 
 test("a member's change notices are their tenant's only, and another tenant's are a 404 like a missing one", async ({ page, request }) => {
-  // Two tenants and a user made by CLI processes first (up to 20 s with every worker busy).
-  test.setTimeout(60_000);
   const mine = await tenantWithSequence(request, "notice", [{ type: "step", id: "n", handler: "noop" }]);
   const theirs = await tenantWithSequence(request, "other", [{ type: "step", id: "n", handler: "noop" }]);
   const password = "change-notices-e2e";

@@ -279,7 +279,6 @@ test("regression: one tenant's open http_request breaker does not reject another
   // The article's bug: breakers keyed by handler alone. Once "broken" had opened the
   // http_request breaker, "neighbour"'s http_request steps, whose vendor is healthy, would have
   // been deferred (rejected) with it. Keyed by (tenant, handler), they run.
-  test.setTimeout(60_000);
   const run = Date.now().toString(36);
   const broken = `nn-${run}-broken`;
   const neighbour = `nn-${run}-neighbour`;

@@ -7,7 +7,6 @@ import { expect, test } from "@playwright/test";
 import { bulkheadCli, createTenantKey, createTestUser, signIn } from "./fixtures.ts";
 
 test("an admin goes from the overview to a failed run's error and retries it to completion in 3 clicks", async ({ page, request }) => {
-  test.setTimeout(60_000);
   const tenant = `journey-${randomBytes(3).toString("hex")}`;
   await bulkheadCli("tenants", "create", tenant, "--name", "Journey Co");
   const password = "recovery-journey-e2e";

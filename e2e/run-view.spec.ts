@@ -162,7 +162,6 @@ test("a failed run explains itself without a click, shows its attempts and retri
 });
 
 test("a parallel's two running sleeps sit side by side in the waterfall and read as running", async ({ page, request }) => {
-  test.setTimeout(60_000);
   const id = await run(request, "run-view-parallel", [
     {
       type: "parallel",
@@ -238,7 +237,6 @@ test("a failure a try_catch caught stays readable on its step", async ({ page, r
 });
 
 test("a run of hundreds of blocks shows every one in the tree and the waterfall", async ({ page, request }) => {
-  test.setTimeout(60_000);
   const BRANCHES = 200;
   const id = await run(request, "run-view-wide", [
     { type: "parallel", id: "fan", branches: Array.from({ length: BRANCHES }, (_, i) => [step(`n${i}`, "noop")]) },

@@ -61,7 +61,6 @@ test.describe("a user in two tenants", () => {
 
   // A new user each time the hook runs (it runs again in a new worker or with --repeat-each).
   test.beforeAll(async () => {
-    test.setTimeout(60_000);
     email = `two-tenants-${Date.now()}-${test.info().workerIndex}@bulkhead.test`;
     await bulkheadCli("users", "create", email, "--password", password);
     await bulkheadCli("members", "add", "acme", email, "--role", "member");

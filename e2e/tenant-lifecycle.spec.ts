@@ -20,7 +20,6 @@ async function documentOf(request: APIRequestContext, slug: string) {
 }
 
 test("an operator sets a tenant's retention, then deletes the tenant with a typed confirmation", async ({ page }, testInfo) => {
-  test.setTimeout(60_000);
   const slug = `bye-${randomBytes(3).toString("hex")}`;
   await bulkheadCli("tenants", "create", slug);
   await signIn(page, DEMO_OPERATOR);
