@@ -1,7 +1,8 @@
 // The console benchmark's browser side: Chromium (Playwright's library API, the system browser
 // launched as playwright.config.ts does) opens every page several times, signed in as the
 // operator or as a tenant's admin, and records per load each data request's time (each
-// /api/trpc/… response, from the request's start to its last byte) and the time to settle: from
+// /api/trpc/… response, from the request's start to its last byte), the document's time (the same
+// way: reads made while the page renders stream in with it) and the time to settle: from
 // the navigation's start until no request but the live streams (/api/live/…, open for as long as
 // the page is) has been in flight for QUIET_MS, measured to the end of the last one.
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from "@playwright/test";
@@ -33,6 +34,11 @@ export interface DataRequest {
 
 export interface Load {
   settleMs: number;
+  /**
+   * The document's time, from its request's start to its last byte (null for an interaction): the
+   * reads a page makes while it renders (server/web/prefetch.tsx) stream in with it.
+   */
+  documentMs: number | null;
   requests: DataRequest[];
   /** Requests Next.js's router made to prefetch a page (the next-router-prefetch header). */
   prefetches: number;
@@ -56,6 +62,7 @@ async function measure(page: Page, go: () => Promise<unknown>): Promise<Load> {
   const inFlight = new Set<Request>();
   const requests: DataRequest[] = [];
   let prefetches = 0;
+  let documentMs: number | null = null;
   let lastEnd = 0;
   const onRequest = (request: Request) => {
     if (request.headers()["next-router-prefetch"]) prefetches++;
@@ -66,6 +73,7 @@ async function measure(page: Page, go: () => Promise<unknown>): Promise<Load> {
     lastEnd = performance.now();
     const ms = request.timing().responseEnd;
     if (VERBOSE) console.log(`    ${Math.round(lastEnd - started)} ms: ${request.method()} ${request.url().slice(0, 160)} ${Math.round(ms)} ms${request.headers()["next-router-prefetch"] ? " (prefetch)" : ""}`);
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) documentMs = ms;
     if (new URL(request.url()).pathname.startsWith("/api/trpc/")) requests.push({ procedures: proceduresOf(request.url()), ms, url: request.url() });
   };
   const started = performance.now();
@@ -80,7 +88,7 @@ async function measure(page: Page, go: () => Promise<unknown>): Promise<Load> {
       if (inFlight.size === 0 && performance.now() - lastEnd >= QUIET_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    return { settleMs: lastEnd - started, requests, prefetches };
+    return { settleMs: lastEnd - started, documentMs, requests, prefetches };
   } finally {
     page.off("request", onRequest);
     page.off("requestfinished", onDone);

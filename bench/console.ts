@@ -1,8 +1,8 @@
 // Console: every operator console page and every tenant page (of the largest tenant and of a
 // small one) opened in Chromium against a data set of 10,000 tenants and 1,000,000 instances
 // (bench/console-seed.ts) on two backends, served by Bulkhead's production web server and an
-// engine, as `npm start` runs them. Per page: each data request's time (tRPC batches) and its
-// p95, and the time to settle; a page over DATA_P95_MS or SETTLE_MS is flagged.
+// engine, as `npm start` runs them. Per page: the document's time, each data request's time (tRPC
+// batches) and their p95, and the time to settle; a page over DATA_P95_MS or SETTLE_MS is flagged.
 //
 // The data set is kept in .data/bench-console (its own cluster, on a port of its own) and seeded
 // again only when SEED_VERSION changes; a run writes only the last hours of tenant_metrics again.
@@ -176,8 +176,9 @@ interface PageResult {
 
 const ms = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : "–");
 
-/** The row of one page: requests per load, data p50/p95/max, the slowest procedure, settle p50/p95, flags. */
+/** The row of one page: document p50/p95, requests per load, data p50/p95/max, the slowest procedure, settle p50/p95, flags. */
 function row(result: PageResult): (string | number)[] {
+  const documents = result.loads.flatMap((l) => (l.documentMs === null ? [] : [l.documentMs]));
   const times = result.loads.flatMap((l) => l.requests.map((r) => r.ms));
   const settles = result.loads.map((l) => l.settleMs);
   const byProcedure = new Map<string, number[]>();
@@ -185,15 +186,19 @@ function row(result: PageResult): (string | number)[] {
   const slowest = [...byProcedure].map(([p, t]) => [p, percentile(t, 95)] as const).sort((a, b) => b[1] - a[1])[0];
   const p95 = percentile(times, 95);
   const settle95 = percentile(settles, 95);
-  const flags = [p95 > DATA_P95_MS ? `data p95 > ${DATA_P95_MS} ms` : "", settle95 > SETTLE_MS ? `settle > ${SETTLE_MS / 1000} s` : ""].filter(Boolean);
+  const document95 = percentile(documents, 95);
+  const flags = [
+    document95 > DATA_P95_MS ? `document p95 > ${DATA_P95_MS} ms` : "", p95 > DATA_P95_MS ? `data p95 > ${DATA_P95_MS} ms` : "",
+    settle95 > SETTLE_MS ? `settle > ${SETTLE_MS / 1000} s` : "",
+  ].filter(Boolean);
   return [
-    result.name, (times.length / result.loads.length).toFixed(1), ms(median(times)), ms(p95), ms(times.length ? Math.max(...times) : NaN),
+    result.name, ms(median(documents)), ms(document95), (times.length / result.loads.length).toFixed(1), ms(median(times)), ms(p95), ms(times.length ? Math.max(...times) : NaN),
     (result.loads.reduce((sum, l) => sum + l.prefetches, 0) / result.loads.length).toFixed(1),
     slowest ? `${slowest[0]} (${ms(slowest[1])})` : "–", ms(median(settles)), ms(settle95), flags.length ? `**${flags.join(", ")}**` : "ok",
   ];
 }
 
-const COLUMNS = ["page", "data requests per load", "data p50 (ms)", "data p95 (ms)", "data max (ms)", "prefetches per load", "slowest procedure, p95 (ms)", "settle p50 (ms)", "settle p95 (ms)", "flag"];
+const COLUMNS = ["page", "document p50 (ms)", "document p95 (ms)", "data requests per load", "data p50 (ms)", "data p95 (ms)", "data max (ms)", "prefetches per load", "slowest procedure, p95 (ms)", "settle p50 (ms)", "settle p95 (ms)", "flag"];
 
 function printTable(rows: (string | number)[][]): void {
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
@@ -242,8 +247,8 @@ export async function main(): Promise<void> {
             if (SPLIT) {
               for (const [procedure, times] of await timeProcedures(context, loads)) say(`    ${procedure} alone: ${times.map((t) => Math.round(t)).join(", ")} ms`);
             }
-            const [, perLoad, , p95, , prefetches, slowest, settle, , flag] = row({ name: spec.name, loads });
-            say(`${spec.name}: ${perLoad} data requests, p95 ${p95} ms (slowest ${slowest}), ${prefetches} prefetches, settle ${settle} ms ${flag === "ok" ? "" : flag}`);
+            const [, , document95, perLoad, , p95, , prefetches, slowest, settle, , flag] = row({ name: spec.name, loads });
+            say(`${spec.name}: document p95 ${document95} ms, ${perLoad} data requests, p95 ${p95} ms (slowest ${slowest}), ${prefetches} prefetches, settle ${settle} ms ${flag === "ok" ? "" : flag}`);
           }
         } finally {
           await context.close();
@@ -257,13 +262,14 @@ export async function main(): Promise<void> {
     console.log("");
     printTable(rows);
     const flagged = rows.filter((r) => r.at(-1) !== "ok").length;
-    console.log(`\n${flagged} of ${rows.length} pages flagged (data request p95 > ${DATA_P95_MS} ms or settle p95 > ${SETTLE_MS} ms)`);
+    console.log(`\n${flagged} of ${rows.length} pages flagged (document or data request p95 > ${DATA_P95_MS} ms, or settle p95 > ${SETTLE_MS} ms)`);
     if (!ONLY) {
       writeResults({
         bench: "console",
-        summary: `Every operator console page and every tenant page (of ${LARGE_TENANT}, 200,000 instances, on primary; of ${SMALL_TENANT}, tens, on eu-1) in Chromium at 1440×900, ${LOADS} loads each, over ${TENANTS.toLocaleString("en-US")} tenants and about 1,000,000 instances on two backends, served by the production web server and an engine. Goal: each data request ≤ ${DATA_P95_MS} ms p95, settled ≤ ${SETTLE_MS / 1000} s.`,
+        summary: `Every operator console page and every tenant page (of ${LARGE_TENANT}, 200,000 instances, on primary; of ${SMALL_TENANT}, tens, on eu-1) in Chromium at 1440×900, ${LOADS} loads each, over ${TENANTS.toLocaleString("en-US")} tenants and about 1,000,000 instances on two backends, served by the production web server and an engine. Goal: each data request (and the document, which brings the reads made while the page renders) ≤ ${DATA_P95_MS} ms p95, settled ≤ ${SETTLE_MS / 1000} s.`,
         tables: [{ columns: COLUMNS, rows }],
         notes: [
+          "Document: the page's own request, from its start to its last byte as Chromium times it (none for an interaction); the reads a page makes while it renders (server/web/prefetch.tsx) stream in with it, so its views ask for nothing when they start.",
           `Data request: one tRPC batch (\`/api/trpc/…\`), from the request's start to its last byte as Chromium times it; p95 is the nearest rank over every data request of the page's ${LOADS} loads. Settle: from the navigation's start (or the click, or the first keystroke) until no request but the live streams (\`/api/live/…\`) has been in flight for ${QUIET_MS} ms, to the end of the last one; p95 over the loads.`,
           "Each page is loaded once first to warm the browser's cache and the server (not counted), then in a new tab per load. The browser, the web server, the engine and PostgreSQL share the machine's 2 cores.",
           `Data set (bench/console-seed.ts): 4 tenants with 200k, 150k, 100k and 100k instances, the other 9,996 with 10–80; of every 100 instances 70 completed (with an output), 8 failed, 5 scheduled, 2 running, 8 waiting, 3 paused (with a signal), 4 cancelled, over 30 days; tenant_metrics minutes for the last 3 hours (every tenant every minute in the last hour: 10,000 active tenants; before it every minute for 1,000 tenants and every fifth for the rest); ~270 tenants with Open breakers, ~1,000 with cron schedules, 500 with triggers, 400 own limits, 300 finished moves, 100,000 audit lines. A tenant is on eu-1 when its number % 3 = 1.`,

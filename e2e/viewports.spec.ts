@@ -4,7 +4,8 @@
 // thrown, and no request failed or answered ≥ 400. A full-page screenshot of each is kept as the
 // test's artifact, `<page>-<width>.png`. A new page is one row of PAGES. Tenant pages are those of
 // a tenant each worker makes with rows in every table (runs failed and waiting, a schedule, an
-// open breaker, an invitation), so the widths measured are those of pages in use.
+// open breaker, an invitation), so the widths measured are those of pages in use. And a page whose
+// views get their first data with it is loaded once with every tRPC request held unanswered.
 import { randomBytes, randomUUID } from "node:crypto";
 import { expect, test as base, type Browser, type BrowserContextOptions, type Page } from "@playwright/test";
 import pg from "pg";
@@ -32,6 +33,8 @@ interface PageRow {
   path: (demo: Demo) => string;
   /** The document's own status, when it is not 200 (the not-found page). */
   status?: number;
+  /** Its views' first data comes with the page (server/web/prefetch.tsx), so none is left loading without a tRPC answer. */
+  firstData?: true;
 }
 
 const t = (demo: Demo, rest = "") => `/t/${demo.tenant}${rest}`;
@@ -41,30 +44,30 @@ const PAGES: PageRow[] = [
   { name: "invite", role: "signedOut", path: (d) => d.invitePath },
   { name: "signout", role: "member", path: () => "/signout" },
   { name: "not-found", role: "member", path: () => "/no-such-page", status: 404 },
-  { name: "account", role: "member", path: () => "/account" },
-  { name: "member-overview", role: "member", path: () => "/t/acme" },
-  { name: "overview", role: "admin", path: (d) => t(d) },
-  { name: "sequences", role: "admin", path: (d) => t(d, "/sequences") },
-  { name: "sequence-new", role: "admin", path: (d) => t(d, "/sequences/new") },
-  { name: "sequence", role: "admin", path: (d) => t(d, `/sequences/${d.sequenceId}`) },
-  { name: "instances", role: "admin", path: (d) => t(d, "/instances") },
-  { name: "instance", role: "admin", path: (d) => t(d, `/instances/${d.failedInstanceId}`) },
-  { name: "schedules", role: "admin", path: (d) => t(d, "/schedules") },
-  { name: "approvals", role: "admin", path: (d) => t(d, "/approvals") },
-  { name: "workers", role: "admin", path: (d) => t(d, "/workers") },
-  { name: "failed", role: "admin", path: (d) => t(d, "/failed") },
-  { name: "breakers", role: "admin", path: (d) => t(d, "/breakers") },
-  { name: "settings", role: "admin", path: (d) => t(d, "/settings") },
-  { name: "ops", role: "operator", path: () => "/ops" },
-  { name: "ops-tenant", role: "operator", path: (d) => `/ops/tenants/${d.tenant}` },
-  { name: "ops-tenant-new", role: "operator", path: () => "/ops/tenants/new" },
-  { name: "ops-moves", role: "operator", path: () => "/ops/moves" },
-  { name: "ops-fairness", role: "operator", path: () => "/ops/fairness" },
-  { name: "ops-resources", role: "operator", path: () => "/ops/resources" },
-  { name: "ops-breakers", role: "operator", path: () => "/ops/breakers" },
-  { name: "ops-workers", role: "operator", path: () => "/ops/workers" },
+  { name: "account", role: "member", path: () => "/account", firstData: true },
+  { name: "member-overview", role: "member", path: () => "/t/acme", firstData: true },
+  { name: "overview", role: "admin", path: (d) => t(d), firstData: true },
+  { name: "sequences", role: "admin", path: (d) => t(d, "/sequences"), firstData: true },
+  { name: "sequence-new", role: "admin", path: (d) => t(d, "/sequences/new"), firstData: true },
+  { name: "sequence", role: "admin", path: (d) => t(d, `/sequences/${d.sequenceId}`), firstData: true },
+  { name: "instances", role: "admin", path: (d) => t(d, "/instances"), firstData: true },
+  { name: "instance", role: "admin", path: (d) => t(d, `/instances/${d.failedInstanceId}`), firstData: true },
+  { name: "schedules", role: "admin", path: (d) => t(d, "/schedules"), firstData: true },
+  { name: "approvals", role: "admin", path: (d) => t(d, "/approvals"), firstData: true },
+  { name: "workers", role: "admin", path: (d) => t(d, "/workers"), firstData: true },
+  { name: "failed", role: "admin", path: (d) => t(d, "/failed"), firstData: true },
+  { name: "breakers", role: "admin", path: (d) => t(d, "/breakers"), firstData: true },
+  { name: "settings", role: "admin", path: (d) => t(d, "/settings"), firstData: true },
+  { name: "ops", role: "operator", path: () => "/ops", firstData: true },
+  { name: "ops-tenant", role: "operator", path: (d) => `/ops/tenants/${d.tenant}`, firstData: true },
+  { name: "ops-tenant-new", role: "operator", path: () => "/ops/tenants/new", firstData: true },
+  { name: "ops-moves", role: "operator", path: () => "/ops/moves", firstData: true },
+  { name: "ops-fairness", role: "operator", path: () => "/ops/fairness", firstData: true },
+  { name: "ops-resources", role: "operator", path: () => "/ops/resources", firstData: true },
+  { name: "ops-breakers", role: "operator", path: () => "/ops/breakers", firstData: true },
+  { name: "ops-workers", role: "operator", path: () => "/ops/workers", firstData: true },
   { name: "ops-audit", role: "operator", path: () => "/ops/audit" },
-  { name: "ops-account", role: "operator", path: () => "/account" },
+  { name: "ops-account", role: "operator", path: () => "/account", firstData: true },
 ];
 
 const VIEWPORTS = [
@@ -228,6 +231,26 @@ function overflowOf(page: Page) {
 }
 
 test.describe.configure({ mode: "parallel" });
+
+for (const row of PAGES.filter((r) => r.firstData)) {
+  test.describe(() => {
+    // A reader far from the server's zone and locale: what the server draws must still be what
+    // hydration draws (times say UTC until then, app/_components/local-time.tsx).
+    test.use({ role: row.role, viewport: VIEWPORTS[0], timezoneId: "Asia/Kolkata", locale: "de-DE" });
+    // Read while the page renders, its data is in the HTML: a view that had to ask for it would
+    // wait for ever here, loading.
+    test(`${row.name} comes with its data: with every tRPC request held, nothing is left loading`, async ({ page, demo }) => {
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.route("**/api/trpc/**", () => {});
+      await page.goto(row.path(demo));
+      await expect(page.locator("main h1").first()).toBeVisible();
+      await expect(page.locator('main .skeleton, main [aria-busy="true"]')).toHaveCount(0);
+      // The server rendered the views with their data too: hydration found what it drew.
+      expect(errors).toEqual([]);
+    });
+  });
+}
 
 for (const row of PAGES) {
   for (const viewport of VIEWPORTS) {

@@ -15,9 +15,12 @@ export function BreakerStateBadge({ state }: { state: BreakerState }) {
   return <span className={STATE_CLASS[state]}>{STATE_LABEL[state]}</span>;
 }
 
-/** A clock that ticks every second, for countdowns. */
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
+/**
+ * A clock that ticks every second, for countdowns. It reads `start` until its first tick, so the
+ * page the server drew and its first render in the browser say the same.
+ */
+function useNow(start: number): number {
+  const [now, setNow] = useState(start);
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(timer);
@@ -37,7 +40,7 @@ function formatSeconds(total: number): string {
  * (`fetchedAt`), so the browser's clock being off does not matter.
  */
 export function TimeLeft({ state, secondsLeft, fetchedAt }: { state: BreakerState; secondsLeft: number; fetchedAt: number }) {
-  const now = useNow();
+  const now = useNow(fetchedAt);
   if (state !== "open") return <span className="muted">next call probes</span>;
   const left = Math.max(0, secondsLeft - Math.floor(Math.max(0, now - fetchedAt) / 1_000));
   return left > 0 ? <span className="mono">{formatSeconds(left)}</span> : <span className="muted">probing soon</span>;

@@ -9,8 +9,11 @@ import { auth } from "../auth/index.ts";
 import { identityOf, readSessionUser } from "../auth/sessions.ts";
 import { services } from "../services.ts";
 
-/** The caller for the signed-in user; visitors (and ended sessions) go to sign-in and come back afterwards. */
-export async function signedInCaller() {
+/**
+ * The tRPC context of the signed-in user, made once per request; visitors (and ended sessions)
+ * go to sign-in and come back afterwards.
+ */
+export const signedInContext = cache(async () => {
   // auth() first: it reads the cookies, which makes the page dynamic before services() is needed.
   const identity = identityOf(await auth());
   const user = await readSessionUser(services().prisma, identity);
@@ -19,7 +22,12 @@ export async function signedInCaller() {
     const returnTo = (await headers()).get("x-bulkhead-path") ?? "/";
     redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
   }
-  return createCaller(createContext(services(), user.id, user));
+  return createContext(services(), user.id, user);
+});
+
+/** The caller for the signed-in user (see signedInContext). */
+export async function signedInCaller() {
+  return createCaller(await signedInContext());
 }
 
 /** The signed-in user and their tenants, read once per request however many layouts ask. */

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { myAccount } from "../../../server/web/session.ts";
 import { ChangePasswordForm } from "./change-password-form";
 import { SessionsPanel } from "./sessions-panel";
+import { Prefetched, query } from "../../../server/web/prefetch.tsx";
 
 export const metadata: Metadata = { title: "Account" };
 
@@ -51,7 +52,9 @@ export default async function AccountPage() {
       </section>
       <section className="card" aria-labelledby="sessions-heading">
         <h2 id="sessions-heading">Sessions</h2>
-        <SessionsPanel />
+        <Prefetched queries={(trpc) => [query(trpc.account.sessions.queryOptions())]}>
+          <SessionsPanel />
+        </Prefetched>
       </section>
     </main>
   );

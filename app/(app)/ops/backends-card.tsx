@@ -3,11 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../../_components/trpc";
 import { QueryError } from "../../_components/query-error";
+import { useLocalTime } from "../../_components/local-time";
 
 /** The registered storage backends (ids only: connection strings never leave the server) and their health. */
 export function BackendsCard() {
   const trpc = useTRPC();
   const backends = useQuery({ ...trpc.ops.backends.queryOptions(), refetchInterval: 10_000 });
+  const say = useLocalTime();
 
   let body;
   if (backends.error) body = <QueryError error={backends.error} />;
@@ -39,7 +41,7 @@ export function BackendsCard() {
           </table>
         </div>
         <p className="form-hint muted">
-          Checked every 10 s{backends.dataUpdatedAt ? `; last at ${new Date(backends.dataUpdatedAt).toLocaleTimeString()}` : ""}.
+          Checked every 10 s{backends.dataUpdatedAt ? `; last at ${say(backends.dataUpdatedAt, "time")}` : ""}.
         </p>
       </>
     );

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
-import { signedInCaller } from "../../../server/web/session.ts";
+import { Prefetched, query } from "../../../server/web/prefetch.tsx";
 import { BackendsCard } from "./backends-card";
 import { SignOutUserCard } from "./sign-out-user-card";
 import { firstPageInput } from "./tenant-page-input";
@@ -25,28 +25,23 @@ export default function OpsPage({ searchParams }: { searchParams: SearchParams }
           <Link prefetch={false} className="btn" href="/ops/moves">Tenant moves</Link>
         </nav>
       </div>
-      <section className="card" aria-labelledby="tenants-heading">
-        <h2 id="tenants-heading">Tenants</h2>
-        {/* The header goes out at once; the first page follows in the same response when read. */}
-        <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading tenants" />}>
-          <TenantTableRead searchParams={searchParams} />
-        </Suspense>
-      </section>
-      <BackendsCard />
+      <Prefetched
+        queries={async (trpc) => {
+          const { q, sort } = await searchParams;
+          const first = firstPageInput(typeof q === "string" ? q : null, typeof sort === "string" ? sort : null);
+          return [query(trpc.ops.tenantPage.queryOptions(first)), query(trpc.ops.backends.queryOptions())];
+        }}
+      >
+        <section className="card" aria-labelledby="tenants-heading">
+          <h2 id="tenants-heading">Tenants</h2>
+          {/* The table reads its search from the address (useSearchParams), which needs a boundary. */}
+          <Suspense fallback={<div className="skeleton" aria-busy="true" aria-label="Loading tenants" />}>
+            <TenantTable />
+          </Suspense>
+        </section>
+        <BackendsCard />
+      </Prefetched>
       <SignOutUserCard />
     </main>
   );
-}
-
-/**
- * The first page of the address's search and order, read while the page renders, so the browser
- * does not wait for its scripts before asking for it. A failed read leaves the table to ask, and
- * to show the error.
- */
-async function TenantTableRead({ searchParams }: { searchParams: SearchParams }) {
-  const { q, sort } = await searchParams;
-  const input = firstPageInput(typeof q === "string" ? q : null, typeof sort === "string" ? sort : null);
-  const caller = await signedInCaller();
-  const data = await caller.ops.tenantPage(input).catch(() => null);
-  return <TenantTable initial={data && { input, data }} />;
 }

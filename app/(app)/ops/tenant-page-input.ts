@@ -6,8 +6,6 @@ export const PAGE_SIZE = 50;
 export const ORDERS: Record<Order, string> = { name: "Name", slug: "Slug", claims: "Claims, last hour", lag: "Lag p99, last hour" };
 const isOrder = (value: string | null): value is Order => value !== null && value in ORDERS;
 
-export type FirstPageInput = ReturnType<typeof firstPageInput>;
-
 /** The first page's input for the address's search (`q`) and order (`sort`), as the table starts from them. */
 export function firstPageInput(q: string | null, sort: string | null) {
   return { search: (q ?? "").trim(), order: isOrder(sort) ? sort : ("name" as Order), cursor: null, limit: PAGE_SIZE };

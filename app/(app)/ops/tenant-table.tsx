@@ -10,7 +10,7 @@ import { useTRPC } from "../../_components/trpc";
 import { QueryError } from "../../_components/query-error";
 import { lagLabel } from "./fairness/fairness-data";
 import styles from "./tenant-table.module.css";
-import { firstPageInput, ORDERS, PAGE_SIZE, type FirstPageInput, type Order } from "./tenant-page-input";
+import { firstPageInput, ORDERS, PAGE_SIZE, type Order } from "./tenant-page-input";
 
 type Page = inferRouterOutputs<AppRouter>["ops"]["tenantPage"];
 type Row = Page["items"][number];
@@ -46,7 +46,7 @@ const LIMIT_NAMES: Record<keyof Row["limits"], string> = {
  * anywhere from three characters), ordered by name, slug, claims or lag of the last hour. The
  * search and the order are in the address, so a reload or a link keeps them.
  */
-export function TenantTable({ initial }: { initial: { input: FirstPageInput; data: Page } | null }) {
+export function TenantTable() {
   const trpc = useTRPC();
   const pathname = usePathname();
   const params = useSearchParams();
@@ -75,8 +75,6 @@ export function TenantTable({ initial }: { initial: { input: FirstPageInput; dat
 
   const page = useQuery({
     ...trpc.ops.tenantPage.queryOptions({ search: query, order, cursor, limit: PAGE_SIZE }),
-    // The server's read of the page the address opened.
-    initialData: initial && cursor === null && initial.input.search === query && initial.input.order === order ? initial.data : undefined,
     refetchInterval: LIVE_MS,
     // The last page stays on screen (marked busy) while the next search or page loads.
     placeholderData: keepPreviousData,
@@ -143,7 +141,7 @@ export function TenantTable({ initial }: { initial: { input: FirstPageInput; dat
               Next
             </button>
             <span className="muted" role="status">
-              {first.toLocaleString()}–{(first + page.data.items.length - 1).toLocaleString()} of {page.data.total.toLocaleString()}{" "}
+              {first.toLocaleString("en-US")}–{(first + page.data.items.length - 1).toLocaleString("en-US")} of {page.data.total.toLocaleString("en-US")}{" "}
               {query ? "matching" : page.data.total === 1 ? "tenant" : "tenants"} · figures of the last {page.data.windowMinutes} minutes · refreshes every {LIVE_MS / 1_000} s
             </span>
           </div>
@@ -209,7 +207,7 @@ function TenantRow({ tenant: t, defaults }: { tenant: Row; defaults: Page["defau
           </>
         )}
       </td>
-      <td className={styles.number}>{unknown || t.claims.toLocaleString()}</td>
+      <td className={styles.number}>{unknown || t.claims.toLocaleString("en-US")}</td>
       <td className={styles.number}>{unknown || lagLabel(t.lagP99)}</td>
       <td>
         {t.openBreakers === null ? unknown : t.openBreakers === 0 ? <span className="muted">none open</span> : (
@@ -220,8 +218,8 @@ function TenantRow({ tenant: t, defaults }: { tenant: Row; defaults: Page["defau
       </td>
       <td className={styles.wrap}>
         {own.length === 0 ? <span className="muted">defaults</span> : own.map((key) => (
-          <span key={key} className={styles.limit} title={`Its own ${LIMIT_NAMES[key]}; the default is ${defaults[key] === 0 && key === "claimCap" ? "no cap" : defaults[key].toLocaleString()}`}>
-            {LIMIT_NAMES[key]} {t.limits[key]!.toLocaleString()}
+          <span key={key} className={styles.limit} title={`Its own ${LIMIT_NAMES[key]}; the default is ${defaults[key] === 0 && key === "claimCap" ? "no cap" : defaults[key].toLocaleString("en-US")}`}>
+            {LIMIT_NAMES[key]} {t.limits[key]!.toLocaleString("en-US")}
           </span>
         ))}
       </td>

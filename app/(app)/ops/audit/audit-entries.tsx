@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { LocalTime } from "../../../_components/local-time";
 
 export interface AuditEntry {
   id: string;
@@ -47,7 +48,7 @@ export function AuditEntries({ label, entries, showTenant = true, busy = false }
         <tbody>
           {entries.map((e) => (
             <tr key={e.id}>
-              <td><time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time></td>
+              <td><LocalTime iso={e.at} /></td>
               <td>{e.actor}</td>
               {showTenant && (
                 <td>

@@ -160,7 +160,7 @@ export function AuditLog() {
                 <span className="muted">That is all of them.</span>
               )}
               <span className="muted">
-                Showing {items.length.toLocaleString()} {items.length === 1 ? "entry" : "entries"}, newest first
+                Showing {items.length.toLocaleString("en-US")} {items.length === 1 ? "entry" : "entries"}, newest first
                 {list.data.pages.length <= 1 && <> · refreshes every {LIVE_MS / 1_000} s</>}
               </span>
             </div>

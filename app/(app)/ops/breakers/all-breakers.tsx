@@ -6,6 +6,7 @@ import { useDeferredValue, useState } from "react";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { BreakerStateBadge, MutationError, ResetButton, TimeLeft } from "../../../_components/breakers";
+import { LocalTime } from "../../../_components/local-time";
 
 export function AllBreakers() {
   const trpc = useTRPC();
@@ -99,7 +100,7 @@ export function AllBreakers() {
                     <td><BreakerStateBadge state={b.state} /></td>
                     <td>{b.failureCount} / {b.failureThreshold}</td>
                     <td><TimeLeft state={b.state} secondsLeft={b.secondsLeft} fetchedAt={breakers.dataUpdatedAt} /></td>
-                    <td>{new Date(b.openedAt).toLocaleString()}</td>
+                    <td><LocalTime iso={b.openedAt} /></td>
                     <td className="cell-actions">
                       <ResetButton
                         handler={`${b.handler} of ${b.tenantId}`}
@@ -133,7 +134,7 @@ export function AllBreakers() {
                     <td><code>{r.tenantId}</code></td>
                     <td><code>{r.handler}</code></td>
                     <td>{r.resetBy}</td>
-                    <td>{new Date(r.resetAt).toLocaleString()}</td>
+                    <td><LocalTime iso={r.resetAt} /></td>
                   </tr>
                 ))}
               </tbody>

@@ -17,7 +17,7 @@ export function BacklogChart({ data }: { data: FairnessData }) {
   const peak = Math.max(0, ...rows.map((r) => series.reduce((sum, s) => sum + (r[s.key] ?? 0), 0)));
   return (
     <figure className="chart-figure">
-      <figcaption className="muted">Due instances left waiting at the end of each minute, stacked. Peak: {peak.toLocaleString()} waiting.</figcaption>
+      <figcaption className="muted">Due instances left waiting at the end of each minute, stacked. Peak: {peak.toLocaleString("en-US")} waiting.</figcaption>
       <SeriesLegend series={series} />
       <div className="chart" role="img" aria-label={`Backlog per tenant per minute, stacked, for ${series.map((s) => s.name).join(", ")}: peak ${peak} due instances waiting`}>
         <ResponsiveContainer width="100%" height="100%">
@@ -43,7 +43,7 @@ export function BacklogChart({ data }: { data: FairnessData }) {
                         {series.map((s, i) => (
                           <tr key={s.key}>
                             <th scope="row"><span className={styles.swatch} style={{ background: colorOf(s, i) }} />{s.name}</th>
-                            <td>{row[s.key]!.toLocaleString()} waiting</td>
+                            <td>{row[s.key]!.toLocaleString("en-US")} waiting</td>
                           </tr>
                         ))}
                       </tbody>

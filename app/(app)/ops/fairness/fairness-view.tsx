@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { BacklogChart } from "./backlog-chart";
-import { clock, RANGES, type FairnessData, type FairnessRange } from "./fairness-data";
+import { clock, RANGES } from "./fairness-data";
 import styles from "./fairness.module.css";
 import { Headline } from "./headline";
 import { JainChart } from "./jain-chart";
@@ -12,17 +12,17 @@ import { LagChart } from "./lag-chart";
 import { NoisyTable } from "./noisy-table";
 import { RangeButtons, useRange } from "./range-buttons";
 import { ShareChart } from "./share-chart";
+import { useHydrated, utcTime } from "../../../_components/local-time";
 
 const REFRESH_MS = 10_000;
 
 /** The range buttons, the headline figures, the tenants over their objective and the top ones, and the charts; refreshed every 10 s. */
-export function FairnessView({ initial }: { initial: { range: FairnessRange; data: FairnessData } | null }) {
+export function FairnessView() {
   const trpc = useTRPC();
   const [range, setRange] = useRange();
+  const hydrated = useHydrated();
   const fairness = useQuery({
     ...trpc.ops.fairness.queryOptions({ range }),
-    // The server's read of the range the page was opened with.
-    initialData: initial?.range === range ? initial.data : undefined,
     refetchInterval: REFRESH_MS,
     // Keep the last range on screen while the next one loads.
     placeholderData: keepPreviousData,
@@ -38,7 +38,7 @@ export function FairnessView({ initial }: { initial: { range: FairnessRange; dat
           <span className="muted" aria-live="polite">
             {fairness.isPlaceholderData
               ? "Loading…"
-              : `${data.totals.tenants.toLocaleString()} tenant${data.totals.tenants === 1 ? "" : "s"} active in ${long} (since ${clock(Date.parse(data.from))}); refreshed every 10 s.`}
+              : `${data.totals.tenants.toLocaleString("en-US")} tenant${data.totals.tenants === 1 ? "" : "s"} active in ${long} (since ${hydrated ? clock(Date.parse(data.from)) : utcTime(data.from, "time")}); refreshed every 10 s.`}
           </span>
         )}
       </div>

@@ -24,7 +24,7 @@ export function Headline({ data }: { data: FairnessData }) {
       <div className={`card ${styles.figure}`}>
         <h2 className={styles.figureLabel}>Over their lag objective</h2>
         <p className={styles.figureValue} data-testid="breaches">
-          {data.totals.breaches.toLocaleString()} <span className={styles.figureWho}>of {data.totals.tenants.toLocaleString()} tenants</span>
+          {data.totals.breaches.toLocaleString("en-US")} <span className={styles.figureWho}>of {data.totals.tenants.toLocaleString("en-US")} tenants</span>
         </p>
         <p className={`muted ${styles.explain}`}>
           Tenants whose schedule lag p99 (due to claimed) is above their objective (default {formatMs(data.defaultObjectiveMs)}): they waited too long, whatever their share.

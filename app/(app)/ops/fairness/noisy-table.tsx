@@ -16,7 +16,7 @@ export function NoisyTable({ data, range }: { data: FairnessData; range: Fairnes
     <>
       <p className="muted">
         {breaches > 0
-          ? `Over their lag objective first (${breaches.toLocaleString()}${totals.breaches > breaches ? ` of ${totals.breaches.toLocaleString()}` : ""}), with why the ledger says they waited; then the most claims.`
+          ? `Over their lag objective first (${breaches.toLocaleString("en-US")}${totals.breaches > breaches ? ` of ${totals.breaches.toLocaleString("en-US")}` : ""}), with why the ledger says they waited; then the most claims.`
           : "No tenant is over its lag objective. The tenants with the most claims:"}
       </p>
       <div className={`table-wrap ${styles.tableWrap}`}>
@@ -47,8 +47,8 @@ export function NoisyTable({ data, range }: { data: FairnessData; range: Fairnes
                 <td className={styles.reasonCell}><ReasonList reasons={t.reasons} /></td>
                 <td>{percent(t.claimShare)}</td>
                 <td>{percent(t.demandShare)}</td>
-                <td>{t.claimed.toLocaleString()}</td>
-                <td>{t.failed > 0 ? <span className="badge badge-danger">{t.failed.toLocaleString()}</span> : "0"}</td>
+                <td>{t.claimed.toLocaleString("en-US")}</td>
+                <td>{t.failed > 0 ? <span className="badge badge-danger">{t.failed.toLocaleString("en-US")}</span> : "0"}</td>
                 <td>{t.backlog.toFixed(1)}</td>
               </tr>
             ))}

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { signedInCaller } from "../../../../server/web/session.ts";
+import { Prefetched, query } from "../../../../server/web/prefetch.tsx";
 import { readRange } from "./fairness-data";
 import { FairnessView } from "./fairness-view";
 
@@ -18,22 +18,17 @@ export default function OpsFairnessPage({ searchParams }: { searchParams: Search
           who takes the claims, each tenant&apos;s share of the claims against its share of the demand, and Jain&apos;s index, per minute.
         </p>
       </div>
-      {/* The header goes out at once; the figures follow in the same response when read. */}
-      <Suspense fallback={<div className="skeleton chart-skeleton" aria-busy="true" aria-label="Loading fairness" />}>
-        <FairnessRead searchParams={searchParams} />
-      </Suspense>
+      <Prefetched
+        queries={async (trpc) => {
+          const asked = (await searchParams).range;
+          return [query(trpc.ops.fairness.queryOptions({ range: readRange(typeof asked === "string" ? asked : null) }))];
+        }}
+      >
+        {/* The view reads its range from the address (useSearchParams), which needs a boundary. */}
+        <Suspense fallback={<div className="skeleton chart-skeleton" aria-busy="true" aria-label="Loading fairness" />}>
+          <FairnessView />
+        </Suspense>
+      </Prefetched>
     </main>
   );
-}
-
-/**
- * The range's figures read while the page renders, so the browser does not wait for its scripts
- * before asking for them. A failed read leaves the view to ask, and to show the error.
- */
-async function FairnessRead({ searchParams }: { searchParams: SearchParams }) {
-  const asked = (await searchParams).range;
-  const range = readRange(typeof asked === "string" ? asked : null);
-  const caller = await signedInCaller();
-  const data = await caller.ops.fairness({ range }).catch(() => null);
-  return <FairnessView initial={data && { range, data }} />;
 }

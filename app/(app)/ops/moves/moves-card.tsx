@@ -6,6 +6,7 @@ import { useEffect, useRef } from "react";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import styles from "./moves.module.css";
+import { LocalTime } from "../../../_components/local-time";
 
 // A move's phases, in order, before "done" (engine/moves/move-tenant.ts).
 const STEPS = ["quiesce", "drain", "copy", "validate", "cutover", "resume", "cleanup"];
@@ -68,10 +69,10 @@ export function MovesCard({ tenantId, heading = "Tenant moves", limit = 20 }: { 
                 <td><code>{m.fromBackend}</code> → <code>{m.toBackend}</code></td>
                 <td><Phase phase={m.phase} failed={m.error !== null} /></td>
                 <td className={styles.requester}>{m.requestedBy}</td>
-                <td>{new Date(m.startedAt).toLocaleString()}</td>
+                <td><LocalTime iso={m.startedAt} /></td>
                 <td>
                   {m.finishedAt ? (
-                    new Date(m.finishedAt).toLocaleString()
+                    <LocalTime iso={m.finishedAt} />
                   ) : m.error ? (
                     <span className="move-error">
                       <span className="badge badge-danger">failed</span> {m.error} <span className="muted">(retried automatically)</span>

@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { MovesCard } from "./moves-card";
+import { Prefetched, query } from "../../../../server/web/prefetch.tsx";
 
 export const metadata: Metadata = { title: "Tenant moves · Operator console" };
+
+const MOVES = 50;
 
 /** Every tenant's moves, the running ones phase by phase: moves start from a tenant's page. */
 export default function MovesPage() {
@@ -16,7 +19,13 @@ export default function MovesPage() {
           the phases; a failed phase is retried. Start one from the tenant&apos;s page.
         </p>
       </div>
-      <MovesCard heading="Moves, newest first" limit={50} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.ops.moves.queryOptions({ limit: MOVES })),
+        ]}
+      >
+        <MovesCard heading="Moves, newest first" limit={MOVES} />
+      </Prefetched>
     </main>
   );
 }

@@ -7,6 +7,7 @@ import { RetentionCard } from "./retention-card";
 import { StepSlotsCard } from "./step-slots-card";
 import { ThrottledCard } from "./throttled-card";
 import { WaitsCard } from "./waits-card";
+import { Prefetched, query } from "../../../../server/web/prefetch.tsx";
 
 export const metadata: Metadata = { title: "Resources · Operator console" };
 
@@ -33,10 +34,19 @@ export default async function OpsResourcesPage() {
           resource, and which have finished instances waiting to be pruned.
         </p>
       </div>
-      <StepSlotsCard />
-      <ThrottledCard />
-      <WaitsCard />
-      <RetentionCard />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.resources.usage.queryOptions()),
+          query(trpc.resources.throttled.queryOptions()),
+          query(trpc.resources.waits.queryOptions()),
+          query(trpc.resources.retention.queryOptions()),
+        ]}
+      >
+        <StepSlotsCard />
+        <ThrottledCard />
+        <WaitsCard />
+        <RetentionCard />
+      </Prefetched>
       <section className="card" aria-labelledby="ledger-heading">
         <h2 id="ledger-heading">Resource ledger</h2>
         <p className="muted">

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { QueryError } from "../../../_components/query-error";
 import { useTRPC } from "../../../_components/trpc";
 import styles from "./resources.module.css";
+import { LocalTime } from "../../../_components/local-time";
 
 /** The pruner counts again at most once a minute: the card need not read more often. */
 const RETENTION_REFRESH_MS = 15_000;
@@ -24,7 +25,7 @@ export function RetentionCard() {
       <p className="muted">
         Finished (completed, failed or cancelled) instances older than their tenant&apos;s retention are deleted with their
         outputs, signals, tasks and audit rows, one batch per tenant per pass.
-        {data && <> The default retention is {data.defaultDays.toLocaleString()} days; a tenant&apos;s own is set on its page.</>}
+        {data && <> The default retention is {data.defaultDays.toLocaleString("en-US")} days; a tenant&apos;s own is set on its page.</>}
       </p>
       {retention.error ? (
         <QueryError error={retention.error} />
@@ -50,10 +51,10 @@ export function RetentionCard() {
                   <td>
                     <Link href={`/ops/tenants/${t.tenantId}`} prefetch={false}><code>{t.tenantId}</code></Link>
                   </td>
-                  <td>{t.retentionDays === null ? `${data.defaultDays.toLocaleString()} days (default)` : `${t.retentionDays.toLocaleString()} days`}</td>
-                  <td><strong>{t.pending.toLocaleString()}{t.pendingCapped ? " or more" : ""}</strong></td>
-                  <td>{t.prunedTotal.toLocaleString()}</td>
-                  <td>{t.lastPrunedAt ? new Date(t.lastPrunedAt).toLocaleString() : "never"}</td>
+                  <td>{t.retentionDays === null ? `${data.defaultDays.toLocaleString("en-US")} days (default)` : `${t.retentionDays.toLocaleString("en-US")} days`}</td>
+                  <td><strong>{t.pending.toLocaleString("en-US")}{t.pendingCapped ? " or more" : ""}</strong></td>
+                  <td>{t.prunedTotal.toLocaleString("en-US")}</td>
+                  <td>{t.lastPrunedAt ? <LocalTime iso={t.lastPrunedAt} /> : "never"}</td>
                 </tr>
               ))}
             </tbody>

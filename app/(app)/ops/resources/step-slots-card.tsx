@@ -33,14 +33,14 @@ export function StepSlotsCard() {
       <p className="muted">
         Steps a tenant runs at once in one engine process: handler calls and worker dispatches, every branch of a parallel
         counted, <code>sleep</code> holding none. A step over its tenant&apos;s limit waits for a slot. Peak and waited are
-        over the last 2 minutes{data && <>; the default limit is {data.defaults.maxStepsPerTenant.toLocaleString()} per tenant of{" "}
-        {data.defaults.maxSteps.toLocaleString()} per engine process</>}. Refreshed every 2 s.
+        over the last 2 minutes{data && <>; the default limit is {data.defaults.maxStepsPerTenant.toLocaleString("en-US")} per tenant of{" "}
+        {data.defaults.maxSteps.toLocaleString("en-US")} per engine process</>}. Refreshed every 2 s.
       </p>
       <ChangeError what={`save the step limit of ${save.variables?.tenantId ?? "the tenant"}`} error={save.error} />
       {save.data && save.variables && (
         <p className="status-line" role="status">
           Saved: the step limit of <code>{save.variables.tenantId}</code> is{" "}
-          {save.data.maxSteps === null ? "the default" : save.data.maxSteps.toLocaleString()}. Engines follow within a second.
+          {save.data.maxSteps === null ? "the default" : save.data.maxSteps.toLocaleString("en-US")}. Engines follow within a second.
         </p>
       )}
       {usage.error ? (
@@ -103,12 +103,12 @@ function TenantRow({
       </td>
       <td>
         <span className="step-peak">
-          <strong>{use.peak.toLocaleString()}</strong> / {use.limit.toLocaleString()}
+          <strong>{use.peak.toLocaleString("en-US")}</strong> / {use.limit.toLocaleString("en-US")}
         </span>
         {use.ownLimit === null && <span className="muted"> (default)</span>}
         {use.atLimit && <> <span className="badge badge-warn">at limit</span></>}
       </td>
-      <td>{use.waited > 0 ? use.waited.toLocaleString() : <span className="muted">0</span>}</td>
+      <td>{use.waited > 0 ? use.waited.toLocaleString("en-US") : <span className="muted">0</span>}</td>
       <td>
         <form
           className="step-limit-form"
@@ -126,7 +126,7 @@ function TenantRow({
             max={MAX_INT4}
             step={1}
             aria-label={label}
-            placeholder={`default: ${defaultLimit.toLocaleString()}`}
+            placeholder={`default: ${defaultLimit.toLocaleString("en-US")}`}
             value={value}
             onChange={(event) => { setValue(event.target.value); onEdit(); }}
           />

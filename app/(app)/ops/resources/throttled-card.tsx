@@ -8,6 +8,7 @@ import { useTRPC } from "../../../_components/trpc";
 import type { AppRouter } from "../../../../server/api/root.ts";
 import styles from "./resources.module.css";
 import { REFRESH_MS } from "./step-slots-card";
+import { useLocalTime } from "../../../_components/local-time";
 
 /** One caller's row, as resources.throttled answers it. */
 type Caller = inferRouterOutputs<AppRouter>["resources"]["throttled"]["callers"][number];
@@ -17,8 +18,8 @@ const KIND: Record<NonNullable<Caller["kind"]>, string> = { api_key: "api key", 
 /** "1/s, burst 4": the rate and burst the caller was held to. */
 export function heldTo(caller: Pick<Caller, "ratePerSec" | "burst">): string | null {
   if (caller.ratePerSec === null) return null;
-  const rate = `${caller.ratePerSec.toLocaleString()}/s`;
-  return caller.burst === null ? rate : `${rate}, burst ${caller.burst.toLocaleString()}`;
+  const rate = `${caller.ratePerSec.toLocaleString("en-US")}/s`;
+  return caller.burst === null ? rate : `${rate}, burst ${caller.burst.toLocaleString("en-US")}`;
 }
 
 /**
@@ -51,7 +52,7 @@ export function ThrottledCard() {
           {data.throttledCallers > data.callers.length && (
             <p className="muted">
               The {data.callers.length} most recently throttled of {data.complete ? "" : "at least "}
-              {data.throttledCallers.toLocaleString()} callers.
+              {data.throttledCallers.toLocaleString("en-US")} callers.
             </p>
           )}
           <div className="table-wrap">
@@ -79,6 +80,7 @@ export function ThrottledCard() {
 }
 
 function CallerRow({ caller }: { caller: Caller }) {
+  const say = useLocalTime();
   const held = heldTo(caller);
   return (
     <tr>
@@ -92,15 +94,15 @@ function CallerRow({ caller }: { caller: Caller }) {
       {/* A key is known by its prefix, as on the settings page. */}
       <td>{caller.kind === "api_key" ? <code title="API key prefix">{caller.actor}…</code> : caller.actor}</td>
       <td>{caller.kind ? KIND[caller.kind] : <span className="muted">—</span>}</td>
-      <td>{caller.minutes.toLocaleString()}</td>
+      <td>{caller.minutes.toLocaleString("en-US")}</td>
       <td>
-        <time dateTime={caller.lastThrottledAt} title={new Date(caller.lastThrottledAt).toLocaleString()}>
-          {new Date(caller.lastThrottledAt).toLocaleTimeString()}
+        <time dateTime={caller.lastThrottledAt} title={say(caller.lastThrottledAt)}>
+          {say(caller.lastThrottledAt, "time")}
         </time>
       </td>
       <td>{held ?? <span className="muted">—</span>}</td>
       <td>
-        {caller.refusedThisMinute === null ? <span className="muted">—</span> : <strong>{caller.refusedThisMinute.toLocaleString()}</strong>}
+        {caller.refusedThisMinute === null ? <span className="muted">—</span> : <strong>{caller.refusedThisMinute.toLocaleString("en-US")}</strong>}
       </td>
     </tr>
   );

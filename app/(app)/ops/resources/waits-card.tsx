@@ -45,7 +45,7 @@ export function WaitsCard() {
         <>
           {more.map((r) => (
             <p key={r.resourceId} className="muted">
-              {r.resource}: the {shown.get(r.resourceId) ?? 0} tenants that waited most of {r.waitingTenants.toLocaleString()}.
+              {r.resource}: the {shown.get(r.resourceId) ?? 0} tenants that waited most of {r.waitingTenants.toLocaleString("en-US")}.
             </p>
           ))}
           <div className="table-wrap">
@@ -76,7 +76,7 @@ function WaitRow({ wait }: { wait: Wait }) {
       <td>
         <Link prefetch={false} href={`/ops/tenants/${wait.tenantId}`} title={`Limits and activity of ${wait.tenantId}`}><code>{wait.tenantId}</code></Link>
       </td>
-      <td><strong>{wait.waits.toLocaleString()}</strong></td>
+      <td><strong>{wait.waits.toLocaleString("en-US")}</strong></td>
       <td className={styles.wrap}>
         {wait.limit}
         {wait.atLimit && <> <span className="badge badge-warn">at its limit</span></>}

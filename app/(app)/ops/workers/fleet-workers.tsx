@@ -9,11 +9,10 @@ import { WorkerCells } from "../../t/[tenant]/workers/worker-cells";
 import styles from "./fleet.module.css";
 
 /** How many rows the view asks for; the server caps it. */
-const LIMITS = [100, 250, 500] as const;
-
-export function FleetWorkers() {
+/** `limits`: the list lengths offered, the first one shown first. */
+export function FleetWorkers({ limits }: { limits: readonly number[] }) {
   const trpc = useTRPC();
-  const [limit, setLimit] = useState<number>(LIMITS[0]);
+  const [limit, setLimit] = useState<number>(limits[0]!);
   const fleet = useQuery({ ...trpc.workers.ops.fleet.queryOptions({ limit }), refetchInterval: 5_000, placeholderData: keepPreviousData });
 
   let body;
@@ -50,15 +49,15 @@ export function FleetWorkers() {
                     )}
                   </td>
                   <WorkerCells worker={worker} aliveWithinSecs={aliveWithinSecs} />
-                  <td className={styles.num}>{worker.claimed.toLocaleString()}</td>
-                  <td className={styles.num}>{worker.stale > 0 ? <span className="badge badge-warn">{worker.stale.toLocaleString()}</span> : 0}</td>
+                  <td className={styles.num}>{worker.claimed.toLocaleString("en-US")}</td>
+                  <td className={styles.num}>{worker.stale > 0 ? <span className="badge badge-warn">{worker.stale.toLocaleString("en-US")}</span> : 0}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
         <p className={`muted ${styles.note}`}>
-          Showing the {workers.length.toLocaleString()} most recently seen{workers.length === fleet.data.limit ? ` (at most ${fleet.data.limit})` : ""}.
+          Showing the {workers.length.toLocaleString("en-US")} most recently seen{workers.length === fleet.data.limit ? ` (at most ${fleet.data.limit})` : ""}.
           A claim is stale after {staleAfterSecs} s without a heartbeat. A fleet worker&apos;s claims are its tasks of every tenant.
         </p>
         {fleet.error && <QueryError error={fleet.error} />}
@@ -73,7 +72,7 @@ export function FleetWorkers() {
         <label htmlFor="fleet-limit">
           Show
           <select id="fleet-limit" className="input" value={limit} onChange={(event) => setLimit(Number(event.target.value))}>
-            {LIMITS.map((n) => <option key={n} value={n}>newest {n}</option>)}
+            {limits.map((n) => <option key={n} value={n}>newest {n}</option>)}
           </select>
         </label>
       </form>

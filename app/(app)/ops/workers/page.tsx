@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
 import { FleetWorkers } from "./fleet-workers";
+import { Prefetched, query } from "../../../../server/web/prefetch.tsx";
 
 export const metadata: Metadata = { title: "Workers · Operator console" };
+
+const LIMITS = [100, 250, 500];
 
 export default function OpsWorkersPage() {
   return (
@@ -13,7 +16,13 @@ export default function OpsWorkersPage() {
           tenant) and each tenant&apos;s own, read from the backend the tenant is placed on.
         </p>
       </div>
-      <FleetWorkers />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.workers.ops.fleet.queryOptions({ limit: LIMITS[0] })),
+        ]}
+      >
+        <FleetWorkers limits={LIMITS} />
+      </Prefetched>
     </main>
   );
 }

@@ -19,7 +19,7 @@ export function InstanceCounts({ tenantId }: { tenantId: string }) {
       {INSTANCE_STATES.map((state) => (
         <div className="stat" key={state} data-testid={`count-${state}`}>
           <div className="stat-label">{state}</div>
-          {counts.data ? <div className="stat-value">{counts.data[state].toLocaleString()}</div> : <div className="skeleton" />}
+          {counts.data ? <div className="stat-value">{counts.data[state].toLocaleString("en-US")}</div> : <div className="skeleton" />}
         </div>
       ))}
     </div>

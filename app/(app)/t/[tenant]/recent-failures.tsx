@@ -6,6 +6,7 @@ import { useLiveRefresh } from "../../../_components/live";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { ShortId } from "./instances/instance-ui";
+import { LocalTime } from "../../../_components/local-time";
 
 /** The tenant's last 10 failed instances, newest first, each linking to its detail page. */
 export function RecentFailures({ tenantId }: { tenantId: string }) {
@@ -45,7 +46,7 @@ export function RecentFailures({ tenantId }: { tenantId: string }) {
                   </>
                 )}
               </td>
-              <td>{f.completedAt === null ? <span className="muted">unknown</span> : new Date(f.completedAt).toLocaleString()}</td>
+              <td>{f.completedAt === null ? <span className="muted">unknown</span> : <LocalTime iso={f.completedAt} />}</td>
             </tr>
           ))}
         </tbody>

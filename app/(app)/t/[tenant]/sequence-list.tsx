@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
+import { LocalTime } from "../../../_components/local-time";
 
 export function SequenceList({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
@@ -36,7 +37,7 @@ export function SequenceList({ tenantId }: { tenantId: string }) {
               <td>
                 <span className="badge">{s.status}</span> {s.deprecated && <span className="badge">deprecated</span>}
               </td>
-              <td>{new Date(s.createdAt).toLocaleString()}</td>
+              <td><LocalTime iso={s.createdAt} /></td>
             </tr>
           ))}
         </tbody>

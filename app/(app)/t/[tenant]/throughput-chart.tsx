@@ -20,7 +20,7 @@ export function ThroughputChart({ tenantId }: { tenantId: string }) {
   return (
     <figure className="chart-figure">
       <figcaption className="muted" data-testid="throughput-summary">
-        Last 60 minutes: {completed.toLocaleString()} completed, {failed.toLocaleString()} failed.
+        Last 60 minutes: {completed.toLocaleString("en-US")} completed, {failed.toLocaleString("en-US")} failed.
       </figcaption>
       <div className="chart" role="img" aria-label={`Instances finished per minute: ${completed} completed and ${failed} failed in the last hour`}>
         <ResponsiveContainer width="100%" height="100%">

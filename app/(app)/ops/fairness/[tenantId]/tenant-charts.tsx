@@ -58,7 +58,7 @@ export function TenantDeferralChart({ data }: { data: TenantFairnessData }) {
   const total = rows.reduce((n, r) => n + REASONS.reduce((m, reason) => m + (r[reason.key] ?? 0), 0), 0);
   return (
     <figure className="chart-figure">
-      <figcaption className="muted">Steps deferred per minute by the reason the engine recorded, and steps that waited for a step slot. {total.toLocaleString()} in the range.</figcaption>
+      <figcaption className="muted">Steps deferred per minute by the reason the engine recorded, and steps that waited for a step slot. {total.toLocaleString("en-US")} in the range.</figcaption>
       <div className="chart" role="img" aria-label={`Deferrals by reason per minute: ${total} in the range`}>
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 24, left: 8 }}>

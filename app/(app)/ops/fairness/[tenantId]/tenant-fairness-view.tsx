@@ -8,6 +8,7 @@ import styles from "../fairness.module.css";
 import { RangeButtons, useRange } from "../range-buttons";
 import { ReasonList } from "../reason-list";
 import { TenantDeferralChart, TenantLagChart, TenantShareChart } from "./tenant-charts";
+import { LocalTime } from "../../../../_components/local-time";
 
 const REFRESH_MS = 10_000;
 
@@ -87,7 +88,7 @@ export function TenantFairnessView({ tenantId }: { tenantId: string }) {
                     <thead><tr><th scope="col">Handler</th><th scope="col">Failures</th><th scope="col">Opened</th></tr></thead>
                     <tbody>
                       {data.openBreakers.map((b) => (
-                        <tr key={b.handler}><th scope="row"><code>{b.handler}</code></th><td>{b.failureCount}</td><td>{new Date(b.openedAt).toLocaleString()}</td></tr>
+                        <tr key={b.handler}><th scope="row"><code>{b.handler}</code></th><td>{b.failureCount}</td><td><LocalTime iso={b.openedAt} /></td></tr>
                       ))}
                     </tbody>
                   </table>
@@ -103,7 +104,7 @@ export function TenantFairnessView({ tenantId }: { tenantId: string }) {
                   return (
                     <div key={key} style={{ display: "contents" }}>
                       <dt>{LIMIT_NAMES[key]}</dt>
-                      <dd>{key === "lagObjectiveMs" ? formatMs(value) : value.toLocaleString()} <span className="muted">{own === null ? "(default)" : "(its own)"}</span></dd>
+                      <dd>{key === "lagObjectiveMs" ? formatMs(value) : value.toLocaleString("en-US")} <span className="muted">{own === null ? "(default)" : "(its own)"}</span></dd>
                     </div>
                   );
                 })}

@@ -72,7 +72,7 @@ function DeletionProgress({ deletionId }: { deletionId: string }) {
     <div role="status" aria-label="Deletion progress">
       <p>
         {done ? (
-          <><strong>Deleted.</strong> {d.rows.toLocaleString()} rows on its backends, then its control-plane rows. <Link href="/ops">All tenants</Link></>
+          <><strong>Deleted.</strong> {d.rows.toLocaleString("en-US")} rows on its backends, then its control-plane rows. <Link prefetch={false} href="/ops">All tenants</Link></>
         ) : (
           <>Step {d.step + 1} of {d.steps}: {PHASE_WORDS[d.phase]}…</>
         )}

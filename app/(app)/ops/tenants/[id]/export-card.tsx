@@ -7,6 +7,7 @@ import { ChangeError } from "../../../../_components/confirm-button";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import styles from "./export-card.module.css";
+import { LocalTime } from "../../../../_components/local-time";
 
 type Job = inferRouterOutputs<AppRouter>["ops"]["exports"]["list"][number];
 
@@ -49,7 +50,7 @@ export function ExportCard({ tenantId }: { tenantId: string }) {
             <ul className={styles.earlierList}>
               {earlier.map((job) => (
                 <li key={job.id}>
-                  <span className={STATUS_BADGE[job.status]}>{job.status}</span> {new Date(job.startedAt).toLocaleString()} by {job.requestedBy}
+                  <span className={STATUS_BADGE[job.status]}>{job.status}</span> <LocalTime iso={job.startedAt} /> by {job.requestedBy}
                   {job.status === "done" && (
                     <> · <a href={job.downloads.find((d) => d.name === "manifest.json")!.href} download>manifest</a></>
                   )}
@@ -96,11 +97,11 @@ function LatestExport({ job }: { job: Job }) {
       <p role="status" aria-live="polite" className={styles.summary}>
         <span className={STATUS_BADGE[job.status]}>{job.status}</span>{" "}
         {job.status === "running"
-          ? `${total.toLocaleString()} rows so far`
+          ? `${total.toLocaleString("en-US")} rows so far`
           : job.status === "done"
-            ? `${total.toLocaleString()} rows from ${job.backend ?? "its backend"}, finished ${new Date(job.finishedAt!).toLocaleString()}`
+            ? <>{total.toLocaleString("en-US")} rows from {job.backend ?? "its backend"}, finished <LocalTime iso={job.finishedAt!} /></>
             : job.error}
-        <span className="muted"> · started {new Date(job.startedAt).toLocaleString()} by {job.requestedBy}</span>
+        <span className="muted"> · started <LocalTime iso={job.startedAt} /> by {job.requestedBy}</span>
       </p>
       {job.status === "interrupted" && <p className="muted">The web server running it stopped. Start it again with “Export data”.</p>}
       {job.status === "running" && <progress className={styles.progress} aria-label="Export under way" />}
@@ -123,7 +124,7 @@ function LatestExport({ job }: { job: Job }) {
                     <code>{file.name}</code>
                   )}
                 </td>
-                <td className={styles.number}>{file.rows.toLocaleString()}</td>
+                <td className={styles.number}>{file.rows.toLocaleString("en-US")}</td>
                 {job.status === "done" && <td className={styles.number}>{formatBytes(file.bytes ?? 0)}</td>}
               </tr>
             ))}

@@ -6,6 +6,7 @@ import { ChangeError, ConfirmButton } from "../../../../_components/confirm-butt
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ObjectiveRetentionForm } from "./objective-retention-form";
+import { LocalTime } from "../../../../_components/local-time";
 
 const MAX_INT4 = 2_147_483_647;
 const UNITS = [
@@ -17,8 +18,8 @@ const UNITS = [
 
 /** 60000 → "1 min", 90000 → "90 s", 250 → "250 ms": the largest unit that divides it. */
 export function formatMs(ms: number): string {
-  for (const [size, unit] of UNITS) if (ms >= size && ms % size === 0) return `${(ms / size).toLocaleString()} ${unit}`;
-  return `${ms.toLocaleString()} ms`;
+  for (const [size, unit] of UNITS) if (ms >= size && ms % size === 0) return `${(ms / size).toLocaleString("en-US")} ${unit}`;
+  return `${ms.toLocaleString("en-US")} ms`;
 }
 
 /** An input's value as an override: empty is the engine default (null). */
@@ -101,8 +102,8 @@ function CapsForm({
   const [schedules, setSchedules] = useState(cronSchedules?.toString() ?? "");
   const [webhookRate, setWebhookRate] = useState(webhookRatePerSec?.toString() ?? "");
   const save = useMutation(trpc.ops.limits.set.mutationOptions({ onSettled: invalidate }));
-  const capDefault = defaults.claimCap === 0 ? "no cap" : defaults.claimCap.toLocaleString();
-  const said = (value: number | null, fallback: string, unit = "") => (value === null ? `the default (${fallback}${unit})` : `${value.toLocaleString()}${unit}`);
+  const capDefault = defaults.claimCap === 0 ? "no cap" : defaults.claimCap.toLocaleString("en-US");
+  const said = (value: number | null, fallback: string, unit = "") => (value === null ? `the default (${fallback}${unit})` : `${value.toLocaleString("en-US")}${unit}`);
 
   return (
     <>
@@ -151,7 +152,7 @@ function CapsForm({
             min={1}
             max={MAX_INT4}
             step={1}
-            placeholder={`default: ${defaults.maxConcurrency.toLocaleString()}`}
+            placeholder={`default: ${defaults.maxConcurrency.toLocaleString("en-US")}`}
             value={concurrency}
             onChange={(event) => { setConcurrency(event.target.value); save.reset(); }}
           />
@@ -165,7 +166,7 @@ function CapsForm({
             min={1}
             max={MAX_INT4}
             step={1}
-            placeholder={`default: ${defaults.maxSteps.toLocaleString()}`}
+            placeholder={`default: ${defaults.maxSteps.toLocaleString("en-US")}`}
             value={steps}
             onChange={(event) => { setSteps(event.target.value); save.reset(); }}
           />
@@ -179,7 +180,7 @@ function CapsForm({
             min={1}
             max={MAX_INT4}
             step={1}
-            placeholder={`default: ${defaults.outboundPerHost.toLocaleString()}`}
+            placeholder={`default: ${defaults.outboundPerHost.toLocaleString("en-US")}`}
             value={outbound}
             onChange={(event) => { setOutbound(event.target.value); save.reset(); }}
           />
@@ -193,7 +194,7 @@ function CapsForm({
             min={1}
             max={MAX_INT4}
             step={1}
-            placeholder={`default: ${defaults.apiRatePerSec.toLocaleString()}`}
+            placeholder={`default: ${defaults.apiRatePerSec.toLocaleString("en-US")}`}
             value={apiRate}
             onChange={(event) => { setApiRate(event.target.value); save.reset(); }}
           />
@@ -207,7 +208,7 @@ function CapsForm({
             min={1}
             max={MAX_INT4}
             step={1}
-            placeholder={`default: ${defaults.cronSchedules.toLocaleString()}`}
+            placeholder={`default: ${defaults.cronSchedules.toLocaleString("en-US")}`}
             value={schedules}
             onChange={(event) => { setSchedules(event.target.value); save.reset(); }}
           />
@@ -221,7 +222,7 @@ function CapsForm({
             min={1}
             max={MAX_INT4}
             step={1}
-            placeholder={`default: ${defaults.webhookRatePerSec.toLocaleString()}`}
+            placeholder={`default: ${defaults.webhookRatePerSec.toLocaleString("en-US")}`}
             value={webhookRate}
             onChange={(event) => { setWebhookRate(event.target.value); save.reset(); }}
           />
@@ -232,12 +233,12 @@ function CapsForm({
       </form>
       {save.data && (
         <p className="status-line" role="status">
-          Saved: claim cap {said(save.data.claimCap, capDefault)}, in-flight limit {said(save.data.maxConcurrency, defaults.maxConcurrency.toLocaleString())}, step
-          limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString())}, outbound requests per
-          host {said(save.data.outboundPerHost, defaults.outboundPerHost.toLocaleString())}, API
-          rate {said(save.data.apiRatePerSec, defaults.apiRatePerSec.toLocaleString(), "/s")}, cron
-          schedules {said(save.data.cronSchedules, defaults.cronSchedules.toLocaleString())}, webhook
-          rate {said(save.data.webhookRatePerSec, defaults.webhookRatePerSec.toLocaleString(), "/s")}.
+          Saved: claim cap {said(save.data.claimCap, capDefault)}, in-flight limit {said(save.data.maxConcurrency, defaults.maxConcurrency.toLocaleString("en-US"))}, step
+          limit {said(save.data.maxSteps, defaults.maxSteps.toLocaleString("en-US"))}, outbound requests per
+          host {said(save.data.outboundPerHost, defaults.outboundPerHost.toLocaleString("en-US"))}, API
+          rate {said(save.data.apiRatePerSec, defaults.apiRatePerSec.toLocaleString("en-US"), "/s")}, cron
+          schedules {said(save.data.cronSchedules, defaults.cronSchedules.toLocaleString("en-US"))}, webhook
+          rate {said(save.data.webhookRatePerSec, defaults.webhookRatePerSec.toLocaleString("en-US"), "/s")}.
         </p>
       )}
     </>
@@ -263,8 +264,8 @@ function BudgetSection({ tenantId, budget }: { tenantId: string; budget: Budget 
     <>
       {budget ? (
         <p>
-          <strong>{budget.used.toLocaleString()}</strong> of {budget.stepsPerPeriod.toLocaleString()} steps used in this period of{" "}
-          {formatMs(budget.periodSecs * 1_000)} (since {new Date(budget.periodStart).toLocaleString()})
+          <strong>{budget.used.toLocaleString("en-US")}</strong> of {budget.stepsPerPeriod.toLocaleString("en-US")} steps used in this period of{" "}
+          {formatMs(budget.periodSecs * 1_000)} (since <LocalTime iso={budget.periodStart} />)
           {budget.used >= budget.stepsPerPeriod && <> · <span className="badge badge-danger">exhausted</span></>}
         </p>
       ) : (
@@ -368,9 +369,9 @@ function RateLimits({ tenantId, rateLimits }: { tenantId: string; rateLimits: re
               {rateLimits.map((r) => (
                 <tr key={r.key}>
                   <td><code>{r.key}</code></td>
-                  <td>{r.maxCount.toLocaleString()}</td>
-                  <td title={`${r.windowMs.toLocaleString()} ms`}>{formatMs(r.windowMs)}</td>
-                  <td>{r.inWindow.toLocaleString()}</td>
+                  <td>{r.maxCount.toLocaleString("en-US")}</td>
+                  <td title={`${r.windowMs.toLocaleString("en-US")} ms`}>{formatMs(r.windowMs)}</td>
+                  <td>{r.inWindow.toLocaleString("en-US")}</td>
                   <td className="cell-actions">
                     <ConfirmButton
                       label="Remove"

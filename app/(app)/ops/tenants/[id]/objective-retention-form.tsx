@@ -30,7 +30,7 @@ export function ObjectiveRetentionForm({ tenantId, lagObjectiveMs, retentionDays
     ]),
   }));
   const said = (value: number | null, fallback: number, unit: string) =>
-    value === null ? `the default (${fallback.toLocaleString()} ${unit})` : `${value.toLocaleString()} ${unit}`;
+    value === null ? `the default (${fallback.toLocaleString("en-US")} ${unit})` : `${value.toLocaleString("en-US")} ${unit}`;
   return (
     <>
       <p className="muted">
@@ -51,7 +51,7 @@ export function ObjectiveRetentionForm({ tenantId, lagObjectiveMs, retentionDays
           Lag p99 objective, ms
           <input
             className="input" name="lagObjectiveMs" type="number" min={1} max={MAX_INT4} step={1}
-            placeholder={`default: ${defaults.lagObjectiveMs.toLocaleString()}`}
+            placeholder={`default: ${defaults.lagObjectiveMs.toLocaleString("en-US")}`}
             value={objective}
             onChange={(event) => { setObjective(event.target.value); save.reset(); }}
           />
@@ -60,7 +60,7 @@ export function ObjectiveRetentionForm({ tenantId, lagObjectiveMs, retentionDays
           Retention, days
           <input
             className="input" name="retentionDays" type="number" min={1} max={MAX_RETENTION_DAYS} step={1}
-            placeholder={`default: ${defaults.retentionDays.toLocaleString()}`}
+            placeholder={`default: ${defaults.retentionDays.toLocaleString("en-US")}`}
             value={retention}
             onChange={(event) => { setRetention(event.target.value); save.reset(); }}
           />

@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
 import { signedInCaller } from "../../../../../server/web/session.ts";
 import { MovesCard } from "../../moves/moves-card";
 import { DeleteTenantCard } from "./delete-tenant-card";
@@ -13,6 +14,9 @@ import { TenantBreakers } from "./tenant-breakers";
 import { TenantHour, TenantPlacement } from "./tenant-overview";
 
 type Params = Promise<{ id: string }>;
+
+const MOVES = 5;
+const RECENT_ACTIVITY = 20;
 
 /** The tenant, read once per request for the title and the page. */
 const tenantOrNotFound = cache(async (id: string) => {
@@ -41,7 +45,7 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
   return (
     <main className="page">
       <div className="page-header">
-        <p className="muted"><Link href="/ops">← All tenants</Link></p>
+        <p className="muted"><Link prefetch={false} href="/ops">← All tenants</Link></p>
         <h1>{tenant.name}</h1>
         {/* Its placement is under Placement, which follows a move as it runs. */}
         <p>
@@ -57,19 +61,30 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
           <a href="#delete-heading">Delete</a>
         </nav>
       </div>
-      <TenantPlacement initial={tenant} />
-      <MovesCard tenantId={tenant.id} heading="Moves" limit={5} />
-      <TenantHour initial={tenant} />
-      <TenantBreakers tenantId={tenant.id} />
-      <section className="card" aria-labelledby="limits-heading">
-        <h2 id="limits-heading">Limits</h2>
-        <LimitsCard tenantId={tenant.id} />
-      </section>
-      <ExportCard tenantId={tenant.id} />
-      <section className="card" aria-labelledby="activity-heading">
-        <h2 id="activity-heading">Recent activity</h2>
-        <RecentActivity tenantId={tenant.id} />
-      </section>
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.ops.backends.queryOptions()),
+          query(trpc.ops.moves.queryOptions({ tenantId: tenant.id, limit: MOVES })),
+          query(trpc.breakers.ops.list.queryOptions({ tenant: tenant.id })),
+          query(trpc.ops.limits.get.queryOptions({ tenantId: tenant.id })),
+          query(trpc.ops.exports.list.queryOptions({ tenantId: tenant.id })),
+          query(trpc.ops.audit.list.queryOptions({ tenantId: tenant.id, limit: RECENT_ACTIVITY })),
+        ]}
+      >
+        <TenantPlacement initial={tenant} />
+        <MovesCard tenantId={tenant.id} heading="Moves" limit={MOVES} />
+        <TenantHour initial={tenant} />
+        <TenantBreakers tenantId={tenant.id} />
+        <section className="card" aria-labelledby="limits-heading">
+          <h2 id="limits-heading">Limits</h2>
+          <LimitsCard tenantId={tenant.id} />
+        </section>
+        <ExportCard tenantId={tenant.id} />
+        <section className="card" aria-labelledby="activity-heading">
+          <h2 id="activity-heading">Recent activity</h2>
+          <RecentActivity tenantId={tenant.id} limit={RECENT_ACTIVITY} />
+        </section>
+      </Prefetched>
       <DeleteTenantCard tenantId={tenant.id} />
     </main>
   );

@@ -6,12 +6,10 @@ import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { AuditEntries } from "../../audit/audit-entries";
 
-const RECENT = 20;
-
-/** The tenant's latest audit entries, by operators and its admins alike. */
-export function RecentActivity({ tenantId }: { tenantId: string }) {
+/** The tenant's `limit` latest audit entries, by operators and its admins alike. */
+export function RecentActivity({ tenantId, limit }: { tenantId: string; limit: number }) {
   const trpc = useTRPC();
-  const recent = useQuery({ ...trpc.ops.audit.list.queryOptions({ tenantId, limit: RECENT }), refetchInterval: 10_000 });
+  const recent = useQuery({ ...trpc.ops.audit.list.queryOptions({ tenantId, limit }), refetchInterval: 10_000 });
   const all = `/ops/audit?tenant=${encodeURIComponent(tenantId)}`;
   if (recent.error) return <QueryError error={recent.error} />;
   if (!recent.data) return <div className="skeleton" aria-busy="true" aria-label="Loading recent activity" />;

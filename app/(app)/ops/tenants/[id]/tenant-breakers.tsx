@@ -5,6 +5,7 @@ import Link from "next/link";
 import { BreakerStateBadge, MutationError, ResetButton, TimeLeft } from "../../../../_components/breakers";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
+import { LocalTime } from "../../../../_components/local-time";
 
 /** The tenant's open breakers, each reset here after a confirmation; its resets are on the Breakers page. */
 export function TenantBreakers({ tenantId }: { tenantId: string }) {
@@ -48,7 +49,7 @@ export function TenantBreakers({ tenantId }: { tenantId: string }) {
                 <td><BreakerStateBadge state={b.state} /></td>
                 <td>{b.failureCount} / {b.failureThreshold}</td>
                 <td><TimeLeft state={b.state} secondsLeft={b.secondsLeft} fetchedAt={breakers.dataUpdatedAt} /></td>
-                <td>{new Date(b.openedAt).toLocaleString()}</td>
+                <td><LocalTime iso={b.openedAt} /></td>
                 <td className="cell-actions">
                   <ResetButton
                     handler={`${b.handler} of ${tenantId}`}

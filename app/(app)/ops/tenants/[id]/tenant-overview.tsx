@@ -65,12 +65,12 @@ export function TenantHour({ initial }: { initial: OpsTenant }) {
       <h2 id="hour-heading">The last hour</h2>
       {unknown && <p className="muted">Its backend is not served by this web process: its figures are unknown here.</p>}
       <div className="stat-grid" role="group" aria-label="The last hour">
-        {stat("Claims", t.claims.toLocaleString())}
-        {stat("Completed", t.completed.toLocaleString())}
-        {stat("Failed", t.failed.toLocaleString())}
+        {stat("Claims", t.claims.toLocaleString("en-US"))}
+        {stat("Completed", t.completed.toLocaleString("en-US"))}
+        {stat("Failed", t.failed.toLocaleString("en-US"))}
         {stat("Lag p50", lagLabel(t.lagP50))}
         {stat("Lag p99", lagLabel(t.lagP99))}
-        {stat("Open breakers", (t.openBreakers ?? 0).toLocaleString())}
+        {stat("Open breakers", (t.openBreakers ?? 0).toLocaleString("en-US"))}
       </div>
       <h3>At a ledger limit</h3>
       {t.atLimit.length === 0 ? (
@@ -86,7 +86,7 @@ export function TenantHour({ initial }: { initial: OpsTenant }) {
       )}
       <p>
         {own.length === 0 ? "Every limit is the engine default." : (
-          <>Its own limits: {own.map((key) => `${LIMIT_NAMES[key].toLowerCase()} ${t.limits[key]!.toLocaleString()}`).join(", ")}; the rest are the engine defaults.</>
+          <>Its own limits: {own.map((key) => `${LIMIT_NAMES[key].toLowerCase()} ${t.limits[key]!.toLocaleString("en-US")}`).join(", ")}; the rest are the engine defaults.</>
         )}{" "}
         <a href="#limits-heading">Change them below</a> · <Link href={`/ops/fairness/${encodeURIComponent(t.id)}`} prefetch={false}>Its fairness: lag against its objective, deferrals, share</Link> · <Link href={`/ops/fairness`} prefetch={false}>Fairness of every tenant</Link>
       </p>

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { CreateTenantCard } from "./create-tenant-card";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
 
 export const metadata: Metadata = { title: "Create a tenant · Operator console" };
 
@@ -16,7 +17,13 @@ export default function NewTenantPage() {
         <h1>New tenant</h1>
         <p>A tenant is placed on a backend when it is created, and gets its first admin. It is in the audit log.</p>
       </div>
-      <CreateTenantCard />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.ops.backends.queryOptions()),
+        ]}
+      >
+        <CreateTenantCard />
+      </Prefetched>
     </main>
   );
 }

@@ -9,8 +9,8 @@ import { useTRPC } from "../../../../_components/trpc";
 import { HumanInputForm } from "../human-input-form";
 import { ShortId, Time } from "../instances/instance-ui";
 import styles from "./approvals.module.css";
+import { PAGE_SIZE } from "./page-size";
 
-const PAGE_SIZE = 25;
 /** Without server push: how often the list refreshes itself. */
 const POLL_MS = 5_000;
 
@@ -87,7 +87,7 @@ export function ApprovalsInbox({ tenantId }: { tenantId: string }) {
             <span className="muted">That is all of them.</span>
           )}
           <span className="muted">
-            Showing {items.length.toLocaleString()} {items.length === 1 ? "review" : "reviews"}
+            Showing {items.length.toLocaleString("en-US")} {items.length === 1 ? "review" : "reviews"}
           </span>
         </div>
         {/* A failed refresh or next page keeps what is on screen and says so. */}

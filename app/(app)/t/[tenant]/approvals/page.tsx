@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { infinite, Prefetched, query } from "../../../../../server/web/prefetch.tsx";
+import { PAGE_SIZE } from "./page-size";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { ApprovalsInbox } from "./approvals-inbox";
 
@@ -17,7 +19,14 @@ export default async function TenantApprovalsPage({ params }: { params: Promise<
           Answer one here or on its instance page: it leaves the list and the run goes on.
         </p>
       </div>
-      <ApprovalsInbox tenantId={tenant} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.overview.sequences.queryOptions({ tenantId: tenant })),
+          infinite(trpc.approvals.list.infiniteQueryOptions({ tenantId: tenant, limit: PAGE_SIZE }, { getNextPageParam: (last) => last.next })),
+        ]}
+      >
+        <ApprovalsInbox tenantId={tenant} />
+      </Prefetched>
     </main>
   );
 }

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
 import { BreakerStateBadge, MutationError, ResetButton, TimeLeft } from "../../../../_components/breakers";
+import { LocalTime } from "../../../../_components/local-time";
 
 export function BreakerPanel({ tenantId, canReset }: { tenantId: string; canReset: boolean }) {
   return (
@@ -138,7 +139,7 @@ function BreakerTable({ tenantId, canReset }: { tenantId: string; canReset: bool
                   <td><BreakerStateBadge state={b.state} /></td>
                   <td>{b.failureCount} / {b.failureThreshold}</td>
                   <td><TimeLeft state={b.state} secondsLeft={b.secondsLeft} fetchedAt={breakers.dataUpdatedAt} /></td>
-                  <td>{new Date(b.openedAt).toLocaleString()}</td>
+                  <td><LocalTime iso={b.openedAt} /></td>
                   {canReset && (
                     <td className="cell-actions">
                       <ResetButton
@@ -179,7 +180,7 @@ function ResetList({ tenantId }: { tenantId: string }) {
             <tr key={r.id}>
               <td><code>{r.handler}</code></td>
               <td>{r.resetBy}</td>
-              <td>{new Date(r.resetAt).toLocaleString()}</td>
+              <td><LocalTime iso={r.resetAt} /></td>
             </tr>
           ))}
         </tbody>

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { BreakerPanel } from "./breaker-panel";
 
@@ -17,8 +18,15 @@ export default async function TenantBreakersPage({ params }: { params: Promise<{
           work; its steps wait (or use their fallback handler) until it recovers.
         </p>
       </div>
-      {/* The reset procedure checks the role again; this only decides whether to offer it. */}
-      <BreakerPanel tenantId={tenant} canReset={current?.role === "admin"} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.breakers.list.queryOptions({ tenantId: tenant })),
+          query(trpc.breakers.resets.queryOptions({ tenantId: tenant })),
+        ]}
+      >
+        {/* The reset procedure checks the role again; this only decides whether to offer it. */}
+        <BreakerPanel tenantId={tenant} canReset={current?.role === "admin"} />
+      </Prefetched>
     </main>
   );
 }

@@ -25,7 +25,7 @@ export function FailureGroups({ tenantId, canRetry }: { tenantId: string; canRet
     retry.mutate({ tenantId, action: "retry", filter: { states: ["failed"], errorFingerprint: fingerprint }, limit: RETRY_PER_CALL });
   const outcome = retry.data && (
     <p className="muted" role="status">
-      {retry.data.applied.toLocaleString()} retried{retry.data.skipped ? `, ${retry.data.skipped} skipped` : ""}
+      {retry.data.applied.toLocaleString("en-US")} retried{retry.data.skipped ? `, ${retry.data.skipped} skipped` : ""}
       {retry.data.failed ? `, ${retry.data.failed} failed` : ""}.
     </p>
   );
@@ -59,7 +59,7 @@ export function FailureGroups({ tenantId, canRetry }: { tenantId: string; canRet
           <tbody>
             {groups.data.map((group) => (
               <tr key={group.fingerprint ?? "(none)"} data-testid="failure-group">
-                <td className="failure-count">{group.count.toLocaleString()}</td>
+                <td className="failure-count">{group.count.toLocaleString("en-US")}</td>
                 <td className="failure-error">
                   <p className="failure-message">{group.sampleMessage ?? "failed (no error recorded)"}</p>
                   <p className="muted">
@@ -94,9 +94,9 @@ function RetryGroup({ count, pending, onRetry }: { count: number; pending: boole
   const many = count > RETRY_PER_CALL;
   return (
     <ConfirmButton
-      label={`Retry all (${count.toLocaleString()})`}
+      label={`Retry all (${count.toLocaleString("en-US")})`}
       accessibleLabel={`Retry all ${count} in this group`}
-      question={`Retry ${many ? `the oldest ${RETRY_PER_CALL.toLocaleString()} of these ${count.toLocaleString()}` : `these ${count.toLocaleString()}`} failed runs?`}
+      question={`Retry ${many ? `the oldest ${RETRY_PER_CALL.toLocaleString("en-US")} of these ${count.toLocaleString("en-US")}` : `these ${count.toLocaleString("en-US")}`} failed runs?`}
       pending={pending}
       pendingLabel="Retrying…"
       onConfirm={onRetry}

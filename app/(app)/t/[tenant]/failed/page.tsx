@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { FailureGroups } from "./failure-groups";
 
@@ -17,8 +18,14 @@ export default async function TenantFailedPage({ params }: { params: Promise<{ t
           and numbers set aside), the largest group first.
         </p>
       </div>
-      {/* The retry procedure checks the role again; this only decides whether to offer it. */}
-      <FailureGroups tenantId={tenant} canRetry={current?.role === "admin"} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.instances.failureGroups.queryOptions({ tenantId: tenant })),
+        ]}
+      >
+        {/* The retry procedure checks the role again; this only decides whether to offer it. */}
+        <FailureGroups tenantId={tenant} canRetry={current?.role === "admin"} />
+      </Prefetched>
     </main>
   );
 }

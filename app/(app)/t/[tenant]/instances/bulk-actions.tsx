@@ -23,7 +23,7 @@ type Step =
   | { at: "shift" }
   | { at: "preview"; kind: BulkKind; filter: BulkFilter | null; offsetSecs?: number };
 
-const n = (count: number) => count.toLocaleString();
+const n = (count: number) => count.toLocaleString("en-US");
 
 /**
  * Cancel, retry or reschedule every instance the list's state and sequence filters match (not

@@ -3,7 +3,7 @@
 import { BULK_CALL_LIMIT, VERB } from "./bulk-scope";
 import type { BulkRun } from "./use-bulk-run";
 
-const n = (count: number) => count.toLocaleString();
+const n = (count: number) => count.toLocaleString("en-US");
 
 /** A bulk job under way (done so far, Stop) or its summary (applied / skipped / failed). */
 export function BulkProgress({ run, onStop, onDismiss }: { run: Exclude<BulkRun, { phase: "idle" }>; onStop: () => void; onDismiss: () => void }) {

@@ -7,51 +7,14 @@ import { useEffect, useRef, useState } from "react";
 import { BACKSTOP_MS, useTenantChanges } from "../../../../_components/live";
 import { useTRPC } from "../../../../_components/trpc";
 import { QueryError } from "../../../../_components/query-error";
-import { INSTANCE_STATES, InstanceStateBadge, ShortId, Time, type InstanceState } from "./instance-ui";
+import { INSTANCE_STATES, InstanceStateBadge, ShortId, Time } from "./instance-ui";
 import { InstanceSearchBox } from "./instance-search-box";
 import { BulkActions } from "./bulk-actions";
 import styles from "./instance-search.module.css";
 import { parseInstanceSearch } from "../../../../../engine/instance-search.ts";
-import { UUID_PATTERN } from "../../../../../engine/model.ts";
+import { listInput, readFilters, writeFilters, type Filters } from "./list-input";
 
-const PAGE_SIZE = 50;
 const LIVE_MS = 5_000;
-
-/** The filters as the address holds them, so a reload, a shared link or Back keeps them. */
-interface Filters {
-  states: InstanceState[];
-  sequence: string;
-  /** `<input type="datetime-local">` values: the reader's local time. */
-  after: string;
-  before: string;
-  /** The search box's text (engine/instance-search.ts reads it). */
-  q: string;
-}
-
-function readFilters(params: URLSearchParams): Filters {
-  const states = (params.get("state") ?? "").split(",").filter((s): s is InstanceState => (INSTANCE_STATES as readonly string[]).includes(s));
-  const sequence = params.get("sequence") ?? "";
-  return {
-    states, sequence: UUID_PATTERN.test(sequence) ? sequence : "", after: params.get("after") ?? "", before: params.get("before") ?? "",
-    q: params.get("q") ?? "",
-  };
-}
-
-function writeFilters(filters: Filters): string {
-  const params = new URLSearchParams();
-  if (filters.states.length > 0) params.set("state", filters.states.join(","));
-  if (filters.sequence) params.set("sequence", filters.sequence);
-  if (filters.after) params.set("after", filters.after);
-  if (filters.before) params.set("before", filters.before);
-  if (filters.q.trim()) params.set("q", filters.q.trim());
-  return params.toString();
-}
-
-/** A local date-time as an instant, or undefined when empty or not a date. */
-function instant(local: string): string | undefined {
-  const ms = local ? new Date(local).getTime() : NaN;
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-}
 
 /** `canManage`: a tenant admin, who gets the bulk actions (the procedures refuse anyone else). */
 export function InstanceList({ tenantId, canManage }: { tenantId: string; canManage: boolean }) {
@@ -83,15 +46,7 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
   const search = parsed !== null && "search" in parsed ? parsed.search : undefined;
   const searchError = parsed !== null && "error" in parsed ? parsed.error : null;
 
-  const input = {
-    tenantId,
-    limit: PAGE_SIZE,
-    states: filters.states.length > 0 ? filters.states : undefined,
-    sequenceId: filters.sequence || undefined,
-    createdAfter: instant(filters.after),
-    createdBefore: instant(filters.before),
-    search,
-  };
+  const input = listInput(tenantId, filters, search);
   // Refetched when any of the tenant's instances changes state (server push); polled without it.
   const pushed = useTenantChanges(tenantId, () => void queryClient.invalidateQueries({
     queryKey: trpc.instances.list.infiniteQueryKey(input),
@@ -260,7 +215,7 @@ export function InstanceList({ tenantId, canManage }: { tenantId: string; canMan
                 <span className="muted">That is all of them.</span>
               )}
               <span className="muted">
-                Showing {items.length.toLocaleString()} {items.length === 1 ? "instance" : "instances"}
+                Showing {items.length.toLocaleString("en-US")} {items.length === 1 ? "instance" : "instances"}
                 {/* What the rows are the answer to; while the next search is read they are the last one's. */}
                 {search !== undefined && !searching && <> matching “{filters.q.trim()}”</>}
                 {live && (pushed === "live" ? <> · live</> : <> · refreshes every {LIVE_MS / 1_000} s</>)}

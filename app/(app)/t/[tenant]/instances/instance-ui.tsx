@@ -4,6 +4,7 @@
 
 import type { InstanceState } from "../../../../../engine/model.ts";
 import { shortId } from "../../../../../engine/short-id.ts";
+import { LocalTime } from "../../../../_components/local-time";
 
 export { INSTANCE_STATES, type InstanceState } from "../../../../../engine/model.ts";
 
@@ -43,11 +44,7 @@ export function NodeStateBadge({ state }: { state: NodeState }) {
  */
 export function Time({ iso }: { iso: string | null }) {
   if (!iso) return <span className="muted">—</span>;
-  return (
-    <time dateTime={iso} suppressHydrationWarning>
-      {new Date(iso).toLocaleString()}
-    </time>
-  );
+  return <LocalTime iso={iso} />;
 }
 
 /** An id's random last group (engine/short-id.ts): ids of one batch start alike, they end apart. */

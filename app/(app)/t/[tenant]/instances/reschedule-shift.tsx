@@ -11,7 +11,7 @@ const MAX_SECS = 31_536_000;
 export function describeShift(secs: number): string {
   const abs = Math.abs(secs);
   const [amount, unit] = abs % 3_600 === 0 ? [abs / 3_600, "hour"] : [abs / 60, "minute"];
-  return `${amount.toLocaleString()} ${unit}${amount === 1 ? "" : "s"} ${secs < 0 ? "earlier" : "later"}`;
+  return `${amount.toLocaleString("en-US")} ${unit}${amount === 1 ? "" : "s"} ${secs < 0 ? "earlier" : "later"}`;
 }
 
 /** How far to move scheduled instances: a signed whole number of minutes or hours. */

@@ -13,12 +13,12 @@ export function cronInWords(expression: string): string | null {
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-/** `iso` on the wall clock of `zone` (undefined: the viewer's own), with the zone's short name. */
-export function timeIn(iso: string, zone?: string): string {
-  const key = zone ?? "";
+/** `iso` on the wall clock of `zone` (undefined: the viewer's own), with the zone's short name, as `locale` writes it (undefined: the viewer's). */
+export function timeIn(iso: string, zone?: string, locale?: string): string {
+  const key = `${zone ?? ""} ${locale ?? ""}`;
   let format = formats.get(key);
   if (!format) {
-    format = new Intl.DateTimeFormat(undefined, { timeZone: zone, weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+    format = new Intl.DateTimeFormat(locale, { timeZone: zone, weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
     formats.set(key, format);
   }
   return format.format(new Date(iso));

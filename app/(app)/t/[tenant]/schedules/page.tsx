@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { SchedulesPanel } from "./schedules-panel";
 
@@ -18,7 +19,14 @@ export default async function TenantSchedulesPage({ params }: { params: Promise<
           (<code>MON-FRI</code>).
         </p>
       </div>
-      <SchedulesPanel tenantId={tenant} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.schedules.list.queryOptions({ tenantId: tenant })),
+          query(trpc.sequences.list.queryOptions({ tenantId: tenant })),
+        ]}
+      >
+        <SchedulesPanel tenantId={tenant} />
+      </Prefetched>
     </main>
   );
 }

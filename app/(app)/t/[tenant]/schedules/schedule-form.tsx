@@ -5,6 +5,7 @@ import { useDeferredValue, useState } from "react";
 import { ChangeError } from "../../../../_components/confirm-button";
 import { useTRPC } from "../../../../_components/trpc";
 import { cronInWords, OVERLAP_LABELS, timeIn, viewerZone } from "./cron-words";
+import { useHydrated } from "../../../../_components/local-time";
 
 type Policy = keyof typeof OVERLAP_LABELS;
 const POLICIES = Object.keys(OVERLAP_LABELS) as Policy[];
@@ -39,7 +40,10 @@ export function ScheduleForm({
   const trpc = useTRPC();
   const [sequenceId, setSequenceId] = useState(initial?.sequenceId ?? fixedSequenceId ?? "");
   const [cronExpr, setCronExpr] = useState(initial?.cronExpr ?? "0 * * * *");
-  const [timezone, setTimezone] = useState(initial?.timezone ?? viewerZone());
+  // The viewer's zone is the browser's: the server (and hydration) start from UTC.
+  const hydrated = useHydrated();
+  const [chosenZone, setTimezone] = useState<string | null>(initial?.timezone ?? null);
+  const timezone = chosenZone ?? (hydrated ? viewerZone() : "UTC");
   const [overlapPolicy, setOverlapPolicy] = useState<Policy>(initial?.overlapPolicy ?? "allow");
   const create = useMutation(trpc.schedules.create.mutationOptions());
   const update = useMutation(trpc.schedules.update.mutationOptions());
@@ -96,7 +100,7 @@ export function ScheduleForm({
         <label>
           Time zone
           <input className="input" name="timezone" required maxLength={64} list="schedule-zones" value={timezone} onChange={(event) => setTimezone(event.target.value)} />
-          <datalist id="schedule-zones">{ZONES.map((zone) => <option key={zone} value={zone} />)}</datalist>
+          {hydrated && <datalist id="schedule-zones">{ZONES.map((zone) => <option key={zone} value={zone} />)}</datalist>}
         </label>
         <label>
           When a run is still active

@@ -9,6 +9,7 @@ import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { cronInWords, OVERLAP_LABELS, timeIn, viewerZone } from "./cron-words";
 import { ScheduleForm, type ScheduleDraft } from "./schedule-form";
+import { useHydrated } from "../../../../_components/local-time";
 
 interface Schedule {
   id: string;
@@ -100,7 +101,10 @@ function ScheduleCard({
   onDelete: () => void;
 }) {
   const words = cronInWords(schedule.cronExpr);
-  const here = viewerZone();
+  // The viewer's zone and locale are the browser's: the server (and hydration) say UTC, in English.
+  const hydrated = useHydrated();
+  const here = hydrated ? viewerZone() : "UTC";
+  const at = (iso: string, zone?: string) => (hydrated ? timeIn(iso, zone) : timeIn(iso, zone ?? "UTC", "en-US"));
   return (
     <li className="card schedule" aria-label={`Schedule ${schedule.cronExpr} of ${sequenceName}`}>
       <div className="schedule-head">
@@ -115,7 +119,7 @@ function ScheduleCard({
       <p className="muted">
         {OVERLAP_LABELS[schedule.overlapPolicy]}
         {schedule.skippedFires > 0 ? ` · ${schedule.skippedFires} skipped` : ""}
-        {schedule.lastTriggeredAt ? ` · last fired ${timeIn(schedule.lastTriggeredAt)}` : " · not fired yet"}
+        {schedule.lastTriggeredAt ? ` · last fired ${at(schedule.lastTriggeredAt)}` : " · not fired yet"}
       </p>
       <div className="table-wrap">
         <table className="table" aria-label={`Next fires of ${schedule.cronExpr}`}>
@@ -130,8 +134,8 @@ function ScheduleCard({
               <tr><td colSpan={2} className="muted">No later occurrence.</td></tr>
             ) : schedule.nextFires.map((fire) => (
               <tr key={fire}>
-                <td><time dateTime={fire}>{timeIn(fire, schedule.timezone)}</time></td>
-                <td><time dateTime={fire}>{timeIn(fire)}</time></td>
+                <td><time dateTime={fire}>{at(fire, schedule.timezone)}</time></td>
+                <td><time dateTime={fire}>{at(fire)}</time></td>
               </tr>
             ))}
           </tbody>

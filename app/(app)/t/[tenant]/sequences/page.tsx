@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { SequenceTable } from "./sequence-table";
 
@@ -20,7 +21,13 @@ export default async function SequencesPage({ params }: { params: Promise<{ tena
         </div>
         <p>{current?.name ?? tenant} · every sequence with its versions; open one to edit it as a new version or run it.</p>
       </div>
-      <SequenceTable tenantId={tenant} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.sequences.list.queryOptions({ tenantId: tenant })),
+        ]}
+      >
+        <SequenceTable tenantId={tenant} />
+      </Prefetched>
     </main>
   );
 }

@@ -6,6 +6,7 @@ import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { OneTimeSecret } from "./one-time-secret";
+import { LocalTime, utcTime } from "../../../../_components/local-time";
 
 export function ApiKeysPanel({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
@@ -38,12 +39,12 @@ export function ApiKeysPanel({ tenantId }: { tenantId: string }) {
                 <td>{k.name || <span className="muted">unnamed</span>}</td>
                 {/* Only the prefix is known after creation: enough to recognise a key. */}
                 <td><code>{k.prefix}…</code></td>
-                <td>{new Date(k.createdAt).toLocaleString()}</td>
-                <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : <span className="muted">never</span>}</td>
+                <td><LocalTime iso={k.createdAt} /></td>
+                <td>{k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : <span className="muted">never</span>}</td>
                 <td>
                   {k.revokedAt ? (
-                    <span className="badge badge-danger" title={new Date(k.revokedAt).toLocaleString()}>
-                      revoked {new Date(k.revokedAt).toLocaleDateString()}
+                    <span className="badge badge-danger" title={utcTime(k.revokedAt)}>
+                      revoked <LocalTime iso={k.revokedAt} shown="date" />
                     </span>
                   ) : (
                     <span className="badge badge-ok">active</span>

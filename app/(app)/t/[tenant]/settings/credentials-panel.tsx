@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
+import { LocalTime } from "../../../../_components/local-time";
 
 const KINDS = ["api_key", "oauth2", "basic"] as const;
 type Kind = (typeof KINDS)[number];
@@ -16,7 +17,7 @@ const VALUE_HINT: Record<Kind, string> = {
   basic: '{"username": "…", "password": "…"}',
 };
 
-const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : <span className="muted">never</span>);
+const when = (iso: string | undefined) => (iso ? <LocalTime iso={iso} /> : <span className="muted">never</span>);
 
 /**
  * The tenant's credentials. Values are write-only: typed once into a password field, sent, and

@@ -7,6 +7,7 @@ import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { OneTimeSecret } from "./one-time-secret";
+import { LocalTime, utcTime } from "../../../../_components/local-time";
 
 type Role = "member" | "admin";
 
@@ -67,7 +68,7 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
                     <td>
                       <span className={m.role === "admin" ? "badge badge-accent" : "badge"}>{m.role}</span>
                     </td>
-                    <td>joined {new Date(m.since).toLocaleDateString()}</td>
+                    <td>joined <LocalTime iso={m.since} shown="date" /></td>
                     <td className="cell-actions">
                       <span className="actions">
                         {m.isYou ? (
@@ -115,7 +116,7 @@ export function MembersPanel({ tenantId }: { tenantId: string }) {
                   </td>
                   <td>
                     <span className="badge badge-warn">invited</span>{" "}
-                    <span title={new Date(i.expiresAt).toLocaleString()}>expires {new Date(i.expiresAt).toLocaleDateString()}</span>
+                    <span title={utcTime(i.expiresAt)}>expires <LocalTime iso={i.expiresAt} shown="date" /></span>
                   </td>
                   <td className="cell-actions">
                     <ConfirmButton

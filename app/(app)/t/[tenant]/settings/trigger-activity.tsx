@@ -8,6 +8,7 @@ import { shortId } from "../../../../../engine/short-id.ts";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import styles from "./triggers.module.css";
+import { LocalTime } from "../../../../_components/local-time";
 
 const instanceHref = (tenantId: string, instanceId: string) => `/t/${tenantId}/instances/${instanceId}`;
 
@@ -109,7 +110,7 @@ export function Deliveries({ tenantId, slug }: { tenantId: string; slug: string 
             {deliveries.data.map((d) => (
               <tr key={d.id}>
                 <td>
-                  <time dateTime={d.receivedAt}>{new Date(d.receivedAt).toLocaleString()}</time>
+                  <LocalTime iso={d.receivedAt} />
                 </td>
                 <td>{SOURCES[d.source] ?? d.source}</td>
                 <td><StatusBadge status={d.status} /></td>

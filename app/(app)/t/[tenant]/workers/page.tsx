@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { Prefetched, query } from "../../../../../server/web/prefetch.tsx";
+import { PAGE_SIZE } from "./page-size";
 import { myAccount } from "../../../../../server/web/session.ts";
 import { WorkersPanel } from "./workers-panel";
 
@@ -17,7 +19,15 @@ export default async function TenantWorkersPage({ params }: { params: Promise<{ 
           (<code>POST /api/v1/workers/tasks/poll</code>), what they hold, and the claims that have gone quiet.
         </p>
       </div>
-      <WorkersPanel tenantId={tenant} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.workers.stats.queryOptions({ tenantId: tenant })),
+          query(trpc.workers.list.queryOptions({ tenantId: tenant, aliveOnly: false, offset: 0, limit: PAGE_SIZE })),
+          query(trpc.workers.claimed.queryOptions({ tenantId: tenant, staleOnly: false, offset: 0, limit: PAGE_SIZE })),
+        ]}
+      >
+        <WorkersPanel tenantId={tenant} />
+      </Prefetched>
     </main>
   );
 }

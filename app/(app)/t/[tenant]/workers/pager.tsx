@@ -19,7 +19,7 @@ export function Pager({
         Previous
       </button>
       <span className="muted">
-        {shown === 0 ? "none" : `${(offset + 1).toLocaleString()}–${(offset + shown).toLocaleString()}`}
+        {shown === 0 ? "none" : `${(offset + 1).toLocaleString("en-US")}–${(offset + shown).toLocaleString("en-US")}`}
       </span>
       <button type="button" className="btn btn-small" disabled={!hasMore || busy} onClick={() => onOffset(offset + pageSize)}>
         Next

@@ -6,11 +6,11 @@ import { useState } from "react";
 import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ShortId, Time } from "../instances/instance-ui";
+import { PAGE_SIZE } from "./page-size";
 import { Pager } from "./pager";
 import { WorkerCells } from "./worker-cells";
 import styles from "./workers.module.css";
 
-const PAGE_SIZE = 25;
 /** Workers report by polling, not through the change feed: the page polls too. */
 const REFRESH_MS = 5_000;
 
@@ -41,12 +41,12 @@ function TaskStats({ tenantId }: { tenantId: string }) {
           {states.map((state) => (
             <div key={state} className="stat" role="listitem" aria-label={`${STATE_LABELS[state]}: ${byState[state]}`}>
               <div className="stat-label">{STATE_LABELS[state]}</div>
-              <div className="stat-value">{byState[state].toLocaleString()}</div>
+              <div className="stat-value">{byState[state].toLocaleString("en-US")}</div>
             </div>
           ))}
           <div className="stat" role="listitem" aria-label={`Stale claims: ${stale}`}>
             <div className="stat-label">Stale claims</div>
-            <div className="stat-value">{stale > 0 ? <span className="badge badge-warn">{stale.toLocaleString()}</span> : 0}</div>
+            <div className="stat-value">{stale > 0 ? <span className="badge badge-warn">{stale.toLocaleString("en-US")}</span> : 0}</div>
           </div>
         </div>
         <p className={`muted ${styles.note}`}>A claim is stale after {staleAfterSecs} s without a heartbeat; the engine hands it to another worker after {staleAfterSecs * 2} s.</p>
@@ -65,7 +65,7 @@ function TaskStats({ tenantId }: { tenantId: string }) {
                 {byHandler.map((row) => (
                   <tr key={row.handler}>
                     <td><code>{row.handler}</code></td>
-                    {states.map((state) => <td key={state} className={styles.num}>{row.counts[state].toLocaleString()}</td>)}
+                    {states.map((state) => <td key={state} className={styles.num}>{row.counts[state].toLocaleString("en-US")}</td>)}
                   </tr>
                 ))}
               </tbody>
@@ -127,8 +127,8 @@ function WorkerList({ tenantId }: { tenantId: string }) {
               {workers.data.workers.map((worker) => (
                 <tr key={worker.workerId}>
                   <WorkerCells worker={worker} aliveWithinSecs={aliveWithinSecs} />
-                  <td className={styles.num}>{worker.inFlight.toLocaleString()}</td>
-                  <td className={styles.num}>{worker.stale > 0 ? <span className="badge badge-warn">{worker.stale.toLocaleString()}</span> : 0}</td>
+                  <td className={styles.num}>{worker.inFlight.toLocaleString("en-US")}</td>
+                  <td className={styles.num}>{worker.stale > 0 ? <span className="badge badge-warn">{worker.stale.toLocaleString("en-US")}</span> : 0}</td>
                 </tr>
               ))}
             </tbody>

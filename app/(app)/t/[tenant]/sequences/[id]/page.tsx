@@ -4,8 +4,10 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { shortId } from "../../../../../../engine/short-id.ts";
+import { Prefetched, query } from "../../../../../../server/web/prefetch.tsx";
 import { signedInCaller } from "../../../../../../server/web/session.ts";
 import { Editor } from "../editor/editor";
+import { draftKeyOf } from "../editor/draft-store.ts";
 import type { SequenceDoc } from "../editor/model.ts";
 import { Versions } from "./versions";
 import { SequenceSchedules } from "../../schedules/sequence-schedules";
@@ -60,16 +62,26 @@ export default async function SequencePage({ params, searchParams }: { params: P
           ))}
         </p>
       </div>
-      <Editor
-        key={sequence.id}
-        tenantId={tenant}
-        initial={sequence as unknown as SequenceDoc}
-        stored={{ id: sequence.id, versions }}
-        latest={latest as unknown as SequenceDoc | undefined}
-        savedVersion={savedVersion}
-      />
-      <Versions tenantId={tenant} sequenceId={sequence.id} />
-      <SequenceSchedules tenantId={tenant} sequenceId={sequence.id} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.sequences.handlers.queryOptions({ tenantId: tenant })),
+          query(trpc.sequenceDrafts.get.queryOptions({ tenantId: tenant, key: draftKeyOf(sequence.id, sequence.id) })),
+          query(trpc.sequences.versions.queryOptions({ tenantId: tenant, sequenceId: sequence.id })),
+          query(trpc.schedules.list.queryOptions({ tenantId: tenant, sequenceId: sequence.id })),
+          query(trpc.sequences.list.queryOptions({ tenantId: tenant })),
+        ]}
+      >
+        <Editor
+          key={sequence.id}
+          tenantId={tenant}
+          initial={sequence as unknown as SequenceDoc}
+          stored={{ id: sequence.id, versions }}
+          latest={latest as unknown as SequenceDoc | undefined}
+          savedVersion={savedVersion}
+        />
+        <Versions tenantId={tenant} sequenceId={sequence.id} />
+        <SequenceSchedules tenantId={tenant} sequenceId={sequence.id} />
+      </Prefetched>
     </main>
   );
 }

@@ -9,6 +9,7 @@ import { useId, useState } from "react";
 import { ConfirmButton } from "../../../../../_components/confirm-button";
 import { useTRPC } from "../../../../../_components/trpc";
 import { VersionDiff } from "./version-diff";
+import { LocalTime } from "../../../../../_components/local-time";
 
 export function Versions({ tenantId, sequenceId }: { tenantId: string; sequenceId: string }) {
   const trpc = useTRPC();
@@ -59,7 +60,7 @@ export function Versions({ tenantId, sequenceId }: { tenantId: string; sequenceI
                   {v.deprecated && <span className="badge badge-warn"> deprecated</span>}
                 </td>
                 <td>{v.status}</td>
-                <td>{new Date(v.createdAt).toLocaleString()}</td>
+                <td><LocalTime iso={v.createdAt} /></td>
                 <td className="toolbar">
                   <button
                     type="button"

@@ -27,6 +27,7 @@ import {
   type History, type JsonBlock, type Path, type SequenceDoc, type Tree,
 } from "./model.ts";
 import { SequenceSettings } from "./sequence-settings";
+import { LocalTime } from "../../../../../_components/local-time";
 
 export interface EditorProps {
   tenantId: string;
@@ -266,7 +267,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
       )}
       {draft.restoredAt && dirty && (
         <div className="notice seq-draft-note" role="status">
-          Draft restored from {new Date(draft.restoredAt).toLocaleString()}.{" "}
+          Draft restored from <LocalTime iso={draft.restoredAt} />.{" "}
           <button type="button" className="btn btn-small" onClick={draft.discard}>
             Discard draft
           </button>
@@ -470,7 +471,7 @@ export function Editor({ tenantId, initial, stored, latest, savedVersion }: Edit
           <p className="muted">Save the sequence to run it.</p>
         )}
         <p className="section-link">
-          <Link href={`/t/${tenantId}/sequences`}>All sequences</Link>
+          <Link prefetch={false} href={`/t/${tenantId}/sequences`}>All sequences</Link>
         </p>
       </section>
     </div>

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { UUID_PATTERN } from "../../../../../../engine/model.ts";
+import { Prefetched, query } from "../../../../../../server/web/prefetch.tsx";
 import { Editor } from "../editor/editor";
+import { draftKeyOf } from "../editor/draft-store.ts";
 
 export const metadata: Metadata = { title: "New sequence" };
 
@@ -27,7 +29,14 @@ export default async function NewSequencePage({ params, searchParams }: { params
         <h1>New sequence</h1>
         <p>Build the block tree on the canvas; the engine&apos;s own validation runs as you go.</p>
       </div>
-      <Editor tenantId={tenant} initial={initial} />
+      <Prefetched
+        queries={(trpc) => [
+          query(trpc.sequences.handlers.queryOptions({ tenantId: tenant })),
+          query(trpc.sequenceDrafts.get.queryOptions({ tenantId: tenant, key: draftKeyOf(undefined, initial.id) })),
+        ]}
+      >
+        <Editor tenantId={tenant} initial={initial} />
+      </Prefetched>
     </main>
   );
 }
