@@ -14,13 +14,12 @@ export function useHydrated(): boolean {
 
 type Shown = "datetime" | "date" | "time";
 
-/** The instant as the reader's locale says it; `zone` as that zone's clock (absent: the reader's). */
-export function localTime(iso: string | number, shown: Shown = "datetime", zone?: string): string {
+/** The instant on the reader's clock, as the reader's locale says it. */
+export function localTime(iso: string | number, shown: Shown = "datetime"): string {
   const date = new Date(iso);
-  const options = zone ? { timeZone: zone } : {};
-  if (shown === "date") return date.toLocaleDateString(undefined, options);
-  if (shown === "time") return date.toLocaleTimeString(undefined, options);
-  return date.toLocaleString(undefined, options);
+  if (shown === "date") return date.toLocaleDateString();
+  if (shown === "time") return date.toLocaleTimeString();
+  return date.toLocaleString();
 }
 
 /** The same in UTC and a fixed form, as the server draws it: "2026-12-02 18:50:07 UTC". */
