@@ -49,4 +49,16 @@ export default tseslint.config(
     ignores: TESTS,
     rules: { "no-restricted-imports": ["error", { patterns: [STORAGE_FRONT_DOOR, NO_EVALUATOR, HANDLER_DESCRIPTORS_ONLY] }] },
   },
+  // Pages are drawn on the server, then hydrated in the reader's locale: text that says a number or
+  // a time in "the" locale differs between the two and hydration fails.
+  {
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: [...TESTS, "app/_components/local-time.tsx"],
+    rules: {
+      "no-restricted-syntax": ["error", {
+        selector: "CallExpression[callee.property.name=/^toLocale(Date|Time)?String$/][arguments.length=0]",
+        message: 'name the locale (numbers: "en-US") or say times with app/_components/local-time',
+      }],
+    },
+  },
 );

@@ -59,4 +59,4 @@ export const lagLabel = (lag: LagBound | null) => (lag === null ? "–" : `${lag
 export const shortName = (name: string, max = 18) => (name.length > max ? `${name.slice(0, max - 1)}…` : name);
 
 /** "1,204 steps waited for a step slot". */
-export const reasonCount = (reason: Reason) => `${reason.count.toLocaleString()} ${reason.what}`;
+export const reasonCount = (reason: Reason) => `${reason.count.toLocaleString("en-US")} ${reason.what}`;

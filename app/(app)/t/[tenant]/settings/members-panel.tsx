@@ -7,7 +7,7 @@ import { QueryError } from "../../../../_components/query-error";
 import { useTRPC } from "../../../../_components/trpc";
 import { ChangeError, ConfirmButton } from "../../../../_components/confirm-button";
 import { OneTimeSecret } from "./one-time-secret";
-import { LocalTime, utcTime } from "../../../../_components/local-time";
+import { LocalTime, localTime, utcTime } from "../../../../_components/local-time";
 
 type Role = "member" | "admin";
 
@@ -157,7 +157,7 @@ function InviteForm({ tenantId, onInvited }: { tenantId: string; onInvited: () =
         <OneTimeSecret
           label="Invitation link"
           title={`Invitation for ${invited.email}`}
-          note={`Send this link to ${invited.email} yourself (Bulkhead sends no email). It works once, until ${new Date(invited.expiresAt).toLocaleDateString()}: they sign in with that address, or choose a password for a new account, and join as ${article(invited.role)}. Treat it like a password until it is used.`}
+          note={`Send this link to ${invited.email} yourself (Bulkhead sends no email). It works once, until ${localTime(invited.expiresAt, "date")}: they sign in with that address, or choose a password for a new account, and join as ${article(invited.role)}. Treat it like a password until it is used.`}
           value={invited.link}
           onDismiss={() => setInvited(null)}
         />
