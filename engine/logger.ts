@@ -13,16 +13,23 @@ export function createLogger(name: string, level: string = process.env.BULKHEAD_
  * and most are never written to.
  */
 export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {
-  let child: Logger | undefined;
-  const made = () => (child ??= parent.child(bindings));
-  return new Proxy({} as Logger, {
-    get(_target, key) {
-      const logger = made();
-      const value = Reflect.get(logger, key, logger) as unknown;
-      return typeof value === "function" ? value.bind(logger) : value;
-    },
-    set(_target, key, value) {
-      return Reflect.set(made(), key, value);
-    },
-  });
+  return new Proxy<LazyTarget>({ parent, bindings, child: undefined }, lazyHandler) as unknown as Logger;
 }
+
+interface LazyTarget {
+  parent: Logger;
+  bindings: pino.Bindings;
+  child: Logger | undefined;
+}
+
+/** One handler for every lazy child, its state in the target: nothing is allocated per child but the two. */
+const lazyHandler: ProxyHandler<LazyTarget> = {
+  get(target, key) {
+    const logger = (target.child ??= target.parent.child(target.bindings));
+    const value = Reflect.get(logger, key, logger) as unknown;
+    return typeof value === "function" ? value.bind(logger) : value;
+  },
+  set(target, key, value) {
+    return Reflect.set((target.child ??= target.parent.child(target.bindings)), key, value);
+  },
+};

@@ -15,6 +15,7 @@ import { resolveTemplates } from "../sequence/template.ts";
 import type { RunStore } from "../storage/index.ts";
 import type { BudgetedTenants } from "./budgeted-tenants.ts";
 import { visibleContext } from "./context-access.ts";
+import type { Interrupt } from "./interrupt.ts";
 import { invokeHandler, type Interruption } from "./invoke.ts";
 import { holdsSlot, type StepSlots } from "./step-slots.ts";
 import { runPreflight } from "./preflight.ts";
@@ -49,7 +50,7 @@ export interface Dispatching {
   store: RunStore;
   log: Logger;
   /** Aborted with "lease_lost" or "shutdown". */
-  interrupt: AbortSignal;
+  interrupt: Interrupt;
 }
 
 export interface DispatchDeps {
@@ -72,7 +73,7 @@ export class Dispatcher {
    * signal: the runner aborts it when the step is cancelled or paused, and with the run's reason
    * when the run is interrupted. A handler stops either way; a cancelled step's result is dropped.
    */
-  async step(at: Dispatching, step: StepBlock, state: NodeState, attempt: number, interrupt: AbortSignal): Promise<StepResult> {
+  async step(at: Dispatching, step: StepBlock, state: NodeState, attempt: number, interrupt: Interrupt): Promise<StepResult> {
     const { run, store } = at;
     const tenantId = run.claim.tenantId;
     const now = this.deps.now();
@@ -122,7 +123,7 @@ export class Dispatcher {
   }
 
   /** Runs `work` holding one of the tenant's step slots (timer handlers need none). */
-  private async withSlot(tenantId: string, handler: string, interrupt: AbortSignal, work: () => Promise<StepResult>): Promise<StepResult> {
+  private async withSlot(tenantId: string, handler: string, interrupt: Interrupt, work: () => Promise<StepResult>): Promise<StepResult> {
     if (!holdsSlot(handler)) return work();
     const slot = await this.deps.slots.acquire(tenantId, interrupt);
     if (!slot) return { kind: "interrupted", why: interrupt.reason as Interruption };
@@ -160,7 +161,7 @@ export class Dispatcher {
    * what it answered (or why it could not run) is recorded under `_sla:<step id>`. In-process
    * handlers only: an unknown name is recorded as not found rather than queued for a worker.
    */
-  private async escalateDeadline(at: Dispatching, step: StepBlock, call: HandlerCall, attempt: number, interrupt: AbortSignal): Promise<void> {
+  private async escalateDeadline(at: Dispatching, step: StepBlock, call: HandlerCall, attempt: number, interrupt: Interrupt): Promise<void> {
     const blockId = `${SLA_OUTPUT_PREFIX}${step.id}`;
     const record = (output: unknown) => at.run.record({ blockId, output, attempt });
     const handler = this.deps.handlers.get(call.handler);

@@ -1,6 +1,7 @@
 // Runs one in-process handler call with its limits: the step timeout, the instance's abort
 // (lease lost, shutdown), and a handler that throws or ignores its signal.
 import type { Handler, HandlerInput, HandlerOutcome } from "../handlers/types.ts";
+import { Interrupt } from "./interrupt.ts";
 
 /** Why a call was cut short by the engine rather than ended by the handler. */
 export type Interruption = "lease_lost" | "shutdown" | "cancelled" | "paused";
@@ -10,32 +11,32 @@ export type InvokeResult = HandlerOutcome | { kind: "interrupted"; why: Interrup
 export async function invokeHandler(
   handler: Handler,
   input: Omit<HandlerInput, "signal">,
-  options: { timeoutMs?: number; interrupt: AbortSignal },
+  options: { timeoutMs?: number; interrupt: Interrupt },
 ): Promise<InvokeResult> {
-  // The handler's signal: the caller's interrupt, or with a timeout a signal of its own that the
-  // timeout aborts too (an AbortController per call costs more than a no-op step).
-  const controller = options.timeoutMs === undefined ? null : new AbortController();
+  const { interrupt, timeoutMs } = options;
+  // The handler's signal: the step's own, or with a timeout one that the timeout aborts too.
+  const own = timeoutMs === undefined ? interrupt : new Interrupt();
   let settle!: (result: InvokeResult) => void;
   // Resolves on the first of: the handler's own answer, the timeout, an interruption. A handler
   // that ignores its signal cannot hold the instance: its late answer is dropped.
   const settled = new Promise<InvokeResult>((resolve) => (settle = resolve));
 
   const onInterrupt = () => {
-    settle({ kind: "interrupted", why: options.interrupt.reason as Interruption });
-    controller?.abort(options.interrupt.reason);
+    settle({ kind: "interrupted", why: interrupt.reason as Interruption });
+    if (own !== interrupt) own.abort(interrupt.reason);
   };
-  if (options.interrupt.aborted) onInterrupt();
-  else options.interrupt.addEventListener("abort", onInterrupt, { once: true });
+  const stopListening = interrupt.aborted ? (onInterrupt(), undefined) : interrupt.onAbort(onInterrupt);
 
   const timer =
-    controller === null
+    timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
-          settle({ kind: "failure", retryable: true, message: `step timed out after ${options.timeoutMs} ms`, code: "timeout" });
-          controller.abort("timeout");
-        }, options.timeoutMs);
+          settle({ kind: "failure", retryable: true, message: `step timed out after ${timeoutMs} ms`, code: "timeout" });
+          own.abort("timeout");
+        }, timeoutMs);
 
-  handler({ ...input, signal: controller?.signal ?? options.interrupt }).then(settle, (error: unknown) =>
+  // `signal` is read through a getter: its AbortSignal is made only if the handler uses it.
+  handler({ ...input, get signal() { return own.signal; } }).then(settle, (error: unknown) =>
     // A throwing handler is a bug in it, not a verdict on the step: retryable.
     settle({ kind: "failure", retryable: true, message: `handler error: ${error instanceof Error ? error.message : String(error)}`, code: "handler_error" }),
   );
@@ -43,6 +44,6 @@ export async function invokeHandler(
     return await settled;
   } finally {
     clearTimeout(timer);
-    options.interrupt.removeEventListener("abort", onInterrupt);
+    stopListening?.();
   }
 }

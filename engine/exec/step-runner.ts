@@ -14,6 +14,7 @@ import type { Sequence } from "../sequence/schema.ts";
 import type { BackendStore, ClaimedInstance, ClaimedRow, Progress, RunStore } from "../storage/index.ts";
 import type { BudgetedTenants } from "./budgeted-tenants.ts";
 import { Dispatcher, type Dispatching, type StepResult } from "./dispatch.ts";
+import { Interrupt } from "./interrupt.ts";
 import { Outcomes } from "./outcome.ts";
 import type { ProgressWriter } from "./progress-writer.ts";
 import { RunState } from "./run-state.ts";
@@ -44,7 +45,7 @@ export interface StepRunnerDeps {
 interface InFlight {
   leaf: Leaf;
   attempt: number;
-  abort: AbortController;
+  abort: Interrupt;
   done: Promise<StepResult>;
 }
 
@@ -84,7 +85,7 @@ export class StepRunner {
    * is called once the run's last commit is queued (the scheduler frees its run slot then), and
    * the promise settles when that commit is written.
    */
-  async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: AbortSignal, handOff: () => void = () => {}): Promise<RunEnd> {
+  async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: Interrupt, handOff: () => void = () => {}): Promise<RunEnd> {
     const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
     if (!row || !sequence) return this.failUnrunnable(claim, row, handOff);
     const store = this.deps.store.run(claim);
@@ -97,14 +98,13 @@ export class StepRunner {
     await this.outcomes.takeExternal(run, store);
     if (row.hasSignals) await this.readSignals(at);
     const unwatch = this.signals.watch(claim.id, () => void this.readSignals(at).catch((error: unknown) => log.warn({ err: error }, "reading signals failed")));
-    // One listener per run passes an interruption on to its steps' signals (cheaper per step than
-    // AbortSignal.any); a step started after it is aborted at its start.
-    const interruptSteps = () => { for (const f of at.inflight.values()) f.abort.abort(interrupt.reason); };
-    interrupt.addEventListener("abort", interruptSteps, { once: true });
+    // One listener per run passes an interruption on to its steps; a step started after it is
+    // aborted at its start.
+    const stopListening = interrupt.onAbort(() => { for (const f of at.inflight.values()) f.abort.abort(interrupt.reason); });
     try {
       return await this.drive(at);
     } finally {
-      interrupt.removeEventListener("abort", interruptSteps);
+      stopListening();
       unwatch();
       for (const f of at.inflight.values()) f.abort.abort("shutdown");
     }
@@ -225,13 +225,13 @@ export class StepRunner {
 
   private start(at: ActiveRun, leaf: Leaf): void {
     const state = at.run.tree.nodes[leaf.id]!;
-    const abort = new AbortController();
+    const abort = new Interrupt();
     if (at.interrupt.aborted) abort.abort(at.interrupt.reason);
     const attempt = state.attempt ?? 0;
     delete state.notBefore;
     delete state.deferReason;
     delete state.pausedWhileRunning;
-    const done = leaf.type === "step" ? this.dispatcher.step(at, leaf, state, attempt, abort.signal) : this.dispatcher.child(at, leaf);
+    const done = leaf.type === "step" ? this.dispatcher.step(at, leaf, state, attempt, abort) : this.dispatcher.child(at, leaf);
     const step: InFlight = { leaf, attempt, abort, done };
     at.inflight.set(leaf.id, step);
     at.startedSince ??= performance.now();
@@ -261,7 +261,7 @@ export class StepRunner {
   private async settleAbandoned(at: ActiveRun, pass: Env): Promise<void> {
     for (const [id, f] of at.inflight) {
       const node = at.run.tree.nodes[id];
-      if (node?.status === "active" || f.abort.signal.aborted) continue;
+      if (node?.status === "active" || f.abort.aborted) continue;
       f.abort.abort("cancelled");
       if (node) at.run.interruptAttempt(id, node, "cancelled");
     }

@@ -3,9 +3,10 @@
 import { describe, expect, it } from "vitest";
 import type { TenantLimits } from "../storage/index.ts";
 import { stepSlots } from "../scheduler/scheduler.ts";
+import { Interrupt } from "./interrupt.ts";
 import { holdsSlot, StepSlots, type Slot } from "./step-slots.ts";
 
-const never = new AbortController().signal;
+const never = new Interrupt();
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("StepSlots", () => {
@@ -65,14 +66,16 @@ describe("StepSlots", () => {
   it("an aborted request resolves null and leaves no place behind", async () => {
     const slots = new StepSlots(1, () => 1);
     const held = await slots.acquire("a", never);
-    const abort = new AbortController();
-    const waiting = slots.acquire("a", abort.signal);
+    const abort = new Interrupt();
+    const waiting = slots.acquire("a", abort);
     abort.abort("cancelled");
     expect(await waiting).toBeNull();
     expect(slots.waiting()).toBe(0);
     held!.release();
     expect(await slots.acquire("a", never)).toEqual({ release: expect.any(Function), waited: false });
-    expect(await slots.acquire("b", AbortSignal.abort())).toBeNull();
+    const aborted = new Interrupt();
+    aborted.abort("shutdown");
+    expect(await slots.acquire("b", aborted)).toBeNull();
   });
 
   it("timer handlers hold no slot", () => {
@@ -85,11 +88,11 @@ describe("StepSlots", () => {
     const limits: Record<string, TenantLimits> = { vip: { claimCap: null, maxConcurrency: null, maxSteps: 1, outboundPerHost: null, apiRatePerSec: null, cronSchedules: null, webhookRatePerSec: null, lagObjectiveMs: null, retentionDays: null } };
     const slots = stepSlots({ BULKHEAD_MAX_CONCURRENT_STEPS: 100, BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: 3 }, { limitsOf: (tenantId) => limits[tenantId] });
     await slots.acquire("vip", never);
-    const abort = new AbortController();
-    const second = slots.acquire("vip", abort.signal);
+    const abort = new Interrupt();
+    const second = slots.acquire("vip", abort);
     for (let i = 0; i < 3; i++) await slots.acquire("other", never);
     expect([slots.running("vip"), slots.waiting("vip"), slots.running("other")]).toEqual([1, 1, 3]);
-    abort.abort();
+    abort.abort("cancelled");
     expect(await second).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
 // queue; freed slots go round robin across the tenants that wait, so a tenant at its own limit
 // never holds back another tenant's steps. Waiting holds no database connection: pre-flight has
 // finished before a slot is asked for.
+import type { Interruptible } from "./interrupt.ts";
 
 /** Handlers that only wait on a timer hold no slot: a 10-minute sleep is not work. */
 const TIMER_HANDLERS: ReadonlySet<string> = new Set(["sleep"]);
@@ -35,24 +36,23 @@ export class StepSlots {
   ) {}
 
   /**
-   * Resolves with the slot once the step may run, or with null when `signal` aborts first (the
+   * Resolves with the slot once the step may run, or with null when `interrupt` aborts first (the
    * request is withdrawn; nothing is held).
    */
-  acquire(tenantId: string, signal: AbortSignal): Promise<Slot | null> {
-    if (signal.aborted) return Promise.resolve(null);
+  acquire(tenantId: string, interrupt: Interruptible): Promise<Slot | null> {
+    if (interrupt.aborted) return Promise.resolve(null);
     if (!this.queues.has(tenantId) && this.fits(tenantId)) return Promise.resolve({ release: this.take(tenantId), waited: false });
     return new Promise((resolve) => {
       const waiter: Waiter = {
         grant: (release) => {
-          signal.removeEventListener("abort", withdraw);
+          stopWaiting();
           resolve({ release, waited: true });
         },
       };
-      const withdraw = () => {
+      const stopWaiting = interrupt.onAbort(() => {
         this.withdraw(tenantId, waiter);
         resolve(null);
-      };
-      signal.addEventListener("abort", withdraw, { once: true });
+      });
       const queue = this.queues.get(tenantId);
       if (queue) queue.push(waiter);
       else {

@@ -7,6 +7,7 @@ import type { EngineConfig } from "../config.ts";
 import { BudgetedTenants } from "../exec/budgeted-tenants.ts";
 import { StepSlots } from "../exec/step-slots.ts";
 import { ProgressWriter } from "../exec/progress-writer.ts";
+import { Interrupt } from "../exec/interrupt.ts";
 import { StepRunner, type RunEnd } from "../exec/step-runner.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
@@ -53,7 +54,7 @@ type Claimed = "full" | "some" | "none";
 interface Running {
   claim: ClaimedInstance;
   /** Aborted when the lease is lost, or at the end of the shutdown grace. */
-  interrupt: AbortController;
+  interrupt: Interrupt;
   done: Promise<void>;
   /** Its last commit is queued: it no longer counts as in flight (see `held`). */
   committing: boolean;
@@ -372,11 +373,11 @@ export class Scheduler {
   }
 
   private startRun(claim: ClaimedInstance, row: ClaimedRow | undefined): void {
-    const interrupt = new AbortController();
+    const interrupt = new Interrupt();
     const run: Running = { claim, interrupt, done: Promise.resolve(), committing: false };
     this.inFlightRuns.add(claim.tenantId, 1);
     this.held.add(claim.tenantId, 1);
-    run.done = this.runner.run(claim, row, interrupt.signal, () => this.handOff(run))
+    run.done = this.runner.run(claim, row, interrupt, () => this.handOff(run))
       .then(
         (end) => this.count(end),
         (error: unknown) => {

@@ -40,6 +40,8 @@ export interface ClaimOptions {
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
 // (owner $3, expiry $1 + $4 ms) with the epoch bumped, which fences out any earlier holder.
+// They are found by primary key, as an array: joined to the CTE, the planner hashed it against a
+// sequential scan of the whole table (9 of the claim's 19 ms at 20,000 rows, growing with them).
 //
 // The claim's transaction commits without waiting for the WAL flush (set from within it, read by
 // the join): a claim is undone by losing it, so a PostgreSQL crash that loses one leaves the row
@@ -56,8 +58,8 @@ UPDATE task_instances t
        lease_epoch = t.lease_epoch + 1,
        defer_reason = NULL,
        updated_at = $1
-  FROM winners CROSS JOIN asynchronous
- WHERE t.id = winners.id
+  FROM asynchronous
+ WHERE t.id = ANY(ARRAY(SELECT id FROM winners))
 RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at, t.priority`;
 
 // Two texts of each path: only the placed tenants ($6, the engine's) or every tenant (tools and

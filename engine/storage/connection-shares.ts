@@ -24,6 +24,7 @@ export interface ShareOptions {
 
 export class ConnectionShares {
   private readonly slots: KeyedSlots;
+  private readonly byTenant = new Map<string, TenantConnections>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -36,8 +37,14 @@ export class ConnectionShares {
     return Math.max(1, this.options.perTenant);
   }
 
-  /** The pool as one tenant may use it. */
+  /** The pool as one tenant may use it; one per tenant, kept (runs ask for it per instance). */
   forTenant(tenantId: TenantId): TenantConnections {
+    let connections = this.byTenant.get(tenantId);
+    if (!connections) this.byTenant.set(tenantId, (connections = this.connectionsOf(tenantId)));
+    return connections;
+  }
+
+  private connectionsOf(tenantId: TenantId): TenantConnections {
     const take = () => this.slots.acquire(tenantId, undefined, () => this.options.onWait?.(tenantId));
     const pool = this.pool;
     const query = async (...args: unknown[]) => {
