@@ -326,10 +326,9 @@ export class Scheduler {
       for (const claim of claimed) this.metrics.claimed(claim.tenantId, at - claim.dueAt.getTime(), at);
     }
 
-    const rows = new Map((await this.store.loadClaimed(claimed.map((c) => c.id))).map((r) => [r.id, r]));
     const extra: ClaimedInstance[] = [];
     for (const claim of claimed) {
-      if (this.roomOf(claim.tenantId) > 0) this.startRun(claim, rows.get(claim.id));
+      if (this.roomOf(claim.tenantId) > 0) this.startRun(claim, claim.row);
       else extra.push(claim);
     }
     // More of a tenant came back than it may start (the claim without a cap does not know): the

@@ -10,7 +10,7 @@ import { deleteOpenBreaker, latestResetId, listBreakerSettings, listOpenBreakers
 import { listExpiringCredentials, refreshCredential, type ExpiringCredential, type RefreshedCredential } from "./credentials.ts";
 import { claimDueInstances, nextDueAfter, type ClaimedInstance, type ClaimOptions } from "./claim.ts";
 import { fireDueCronSchedules, type CronClaimOptions, type NextFire } from "./cron-schedules.ts";
-import { commitProgressBatch, loadClaimed, type Progress } from "./execution.ts";
+import { commitProgressBatch, type Progress } from "./execution.ts";
 import { asTenantId, type TenantId } from "./ids.ts";
 import { reapExpiredLeases, releaseLeases, renewLeases, wakeDueWaiting } from "./leases.ts";
 import { pruneEventMinutes } from "./events.ts";
@@ -70,11 +70,6 @@ export class BackendStore {
   /** When the next instance not yet due becomes due (null: none is scheduled). */
   nextDueAfter(now: Date) {
     return nextDueAfter(this.backend.pool, now);
-  }
-
-  /** The claimed instances with their sequence definitions, in one query per claim batch. */
-  loadClaimed(ids: string[]) {
-    return loadClaimed(this.backend.pool, ids);
   }
 
   releaseLeases(claims: ClaimedInstance[], dueAt: Date, deferReason: string | null = null) {

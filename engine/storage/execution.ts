@@ -52,24 +52,14 @@ export interface ClaimedRow {
   facts: RunFacts;
 }
 
-/** The claimed instances with their sequence definitions, in one query per claim batch. */
-export async function loadClaimed(db: Queryable, ids: string[]): Promise<ClaimedRow[]> {
-  const { rows } = await db.query<{
-    id: string; tenant_id: string; sequence_id: string; context: unknown; cursor: unknown; timezone: string; definition: unknown; has_signals: boolean;
-    started_at: Date | null; current_step: string | null; current_step_started_at: Date | null; current_attempt: number; steps_executed: number;
-  }>({
-    name: "load_claimed",
-    // The sequence must belong to the instance's own tenant: a forged sequence_id can never
-    // pull another tenant's definition into this instance.
-    text: `SELECT i.id, i.tenant_id, i.sequence_id, i.context, i.cursor, i.timezone, s.definition,
-                  i.started_at, i.current_step, i.current_step_started_at, i.current_attempt, i.steps_executed,
-                  EXISTS (SELECT 1 FROM signals g WHERE g.instance_id = i.id AND NOT g.delivered) AS has_signals
-             FROM task_instances i
-             LEFT JOIN sequences s ON s.id = i.sequence_id AND s.tenant_id = i.tenant_id
-            WHERE i.id = ANY($1::uuid[])`,
-    values: [ids],
-  });
-  return rows.map((r) => ({
+/** What the claim statement returns of each instance for its run (see CLAIMED_ROW in claim.ts). */
+export interface ClaimedRowColumns {
+  id: string; tenant_id: string; sequence_id: string; context: unknown; cursor: unknown; timezone: string; definition: unknown; has_signals: boolean;
+  started_at: Date | null; current_step: string | null; current_step_started_at: Date | null; current_attempt: number; steps_executed: number;
+}
+
+export function claimedRowOf(r: ClaimedRowColumns): ClaimedRow {
+  return {
     id: r.id, tenantId: r.tenant_id, sequenceId: r.sequence_id, context: r.context,
     cursor: r.cursor, timezone: r.timezone, definition: r.definition, hasSignals: r.has_signals,
     facts: {
@@ -78,7 +68,7 @@ export async function loadClaimed(db: Queryable, ids: string[]): Promise<Claimed
       // A claimed instance is not failed: a retry cleared its cause.
       failure: null,
     },
-  }));
+  };
 }
 
 export interface OutputRow {
