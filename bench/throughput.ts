@@ -17,6 +17,7 @@ import { StorageBackends, Storage } from "../engine/storage/index.ts";
 import { createTenant } from "../server/control/tenants.ts";
 import { createPrisma } from "../server/db/prisma.ts";
 import { benchCluster, benchPool, freshBenchDatabase, median, waitUntil } from "./cluster.ts";
+import { cpuMeter, type CpuUse } from "./cpu.ts";
 import { BEST_PRESET } from "./graphile-preset.ts";
 import { postgresVersion, writeResults } from "./results.ts";
 
@@ -39,7 +40,7 @@ const silent = new Logger(() => () => {});
 /** One `noop` step, or three in a row. */
 const stepsOf = (steps: number) => Array.from({ length: steps }, (_, i) => ({ type: "step", id: `noop${i + 1}`, handler: "noop" }));
 
-async function bulkhead(url: string, n: number, options: { metrics?: boolean; steps?: number } = {}): Promise<{ perSecond: number; claimMedianMs: number }> {
+async function bulkhead(url: string, n: number, options: { metrics?: boolean; steps?: number } = {}): Promise<{ perSecond: number; claimMedianMs: number; cpu: CpuUse }> {
   const { metrics = true, steps = 1 } = options;
   const config = loadConfig({ DATABASE_URL: url, BULKHEAD_MAX_INSTANCES_IN_FLIGHT: String(IN_FLIGHT), BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: String(IN_FLIGHT),
     BULKHEAD_MAX_CONCURRENT_STEPS: String(CONCURRENCY), BULKHEAD_MAX_CONCURRENT_STEPS_PER_TENANT: String(CONCURRENCY),
@@ -99,6 +100,7 @@ async function bulkhead(url: string, n: number, options: { metrics?: boolean; st
   }
   await prisma.$disconnect();
   const total = Math.ceil(n / T) * T;
+  const cpu = cpuMeter();
   const started = performance.now();
   // As engine/main.ts wires it: the scheduler claims only tenants placed on its backend.
   const tenants = new TenantView(storage, createLogger("bench", "warn"));
@@ -113,6 +115,7 @@ async function bulkhead(url: string, n: number, options: { metrics?: boolean; st
   await waitUntil(async () => (scheduler.ends.get("completed") ?? 0) >= total);
   await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM task_instances WHERE state = 'completed'")).rows[0].n === total);
   const seconds = (performance.now() - started) / 1000;
+  const used = cpu();
   await scheduler.stop();
   tenants.stop();
   await Promise.all([sql.end(), storage.close()]);
@@ -121,13 +124,13 @@ async function bulkhead(url: string, n: number, options: { metrics?: boolean; st
     for (const [k, v] of perInstance) console.log(`  ${k}: ${(v / total).toFixed(3)} per instance, mean ${((statementMs.get(k) ?? 0) / v).toFixed(2)} ms`);
     console.log(`  all statements: ${([...statements.values()].reduce((a, b) => a + b, 0) / total).toFixed(3)} per instance`);
   }
-  return { perSecond: total / seconds, claimMedianMs: median(claimMs) };
+  return { perSecond: total / seconds, claimMedianMs: median(claimMs), cpu: used };
 }
 
 type PeerSettings = "best" | "default";
 
 
-async function graphileWorker(url: string, n: number, settings: PeerSettings, chain = 1): Promise<{ perSecond: number }> {
+async function graphileWorker(url: string, n: number, settings: PeerSettings, chain = 1): Promise<{ perSecond: number; cpu: CpuUse }> {
   // Our own pool (see benchPool): graphile-worker ends a pool it made without waiting, its error
   // handlers already removed, so a closing client could crash the run.
   const pgPool = benchPool(url, CONCURRENCY + 2);
@@ -141,6 +144,7 @@ async function graphileWorker(url: string, n: number, settings: PeerSettings, ch
     i + 1 < chain ? async (_payload: unknown, helpers: { addJob(identifier: string, payload: unknown): Promise<unknown> }) => { await helpers.addJob(`job${i + 2}`, {}); } : async () => {},
   ]));
   const sql = benchPool(url, 1);
+  const cpu = cpuMeter();
   const started = performance.now();
   let completed = 0;
   const events: WorkerEvents = new EventEmitter();
@@ -154,10 +158,11 @@ async function graphileWorker(url: string, n: number, settings: PeerSettings, ch
   await waitUntil(async () => completed >= n * chain);
   await waitUntil(async () => (await sql.query("SELECT count(*)::int AS n FROM graphile_worker._private_jobs")).rows[0].n === 0);
   const seconds = (performance.now() - started) / 1000;
+  const used = cpu();
   await runner.stop();
   await Promise.all([sql.end(), utils.release()]);
   await pgPool.end();
-  return { perSecond: n / seconds };
+  return { perSecond: n / seconds, cpu: used };
 }
 
 export async function main(): Promise<void> {
@@ -174,44 +179,51 @@ export async function main(): Promise<void> {
 
     const rows: string[][] = [];
     const runs = (rates: number[]) => rates.map(rate).join(" / ");
+    /** The median CPU per instance (job, chain) of runs: [this process, PostgreSQL], in µs. */
+    const cpuOf = (measured: { cpu: CpuUse }[], n: number) => [
+      Math.round((median(measured.map((m) => m.cpu.processMs)) * 1000) / n), Math.round((median(measured.map((m) => m.cpu.postgresMs)) * 1000) / n),
+    ];
+    const cpuCells = (measured: { cpu: CpuUse }[], n: number) => cpuOf(measured, n).map((us) => (Number.isFinite(us) ? String(us) : "–"));
     for (const steps of [1, 3]) {
       const label = steps === 1 ? "one step" : "three steps";
       const jobs = steps === 1 ? "jobs" : "chains of 3 jobs";
-      const ours: number[] = [];
-      const claims: number[] = [];
-      const peers = { best: [] as number[], default: [] as number[] };
+      const ours: { perSecond: number; claimMedianMs: number; cpu: CpuUse }[] = [];
+      const peers = { best: [] as { perSecond: number; cpu: CpuUse }[], default: [] as { perSecond: number; cpu: CpuUse }[] };
       for (let round = 1; round <= ROUNDS; round++) {
-        const run = await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N, { steps });
-        ours.push(run.perSecond);
-        claims.push(run.claimMedianMs);
+        ours.push(await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N, { steps }));
         for (const settings of ["best", "default"] as const) {
-          peers[settings].push((await graphileWorker(await freshBenchDatabase(cluster, "bench_graphile", false), N, settings, steps)).perSecond);
+          peers[settings].push(await graphileWorker(await freshBenchDatabase(cluster, "bench_graphile", false), N, settings, steps));
         }
-        console.log(`round ${round}, ${label}: bulkhead ${rate(ours.at(-1)!)} instances/s, graphile-worker best ${rate(peers.best.at(-1)!)} and default ${rate(peers.default.at(-1)!)} ${jobs}/s`);
+        console.log(`round ${round}, ${label}: bulkhead ${rate(ours.at(-1)!.perSecond)} instances/s, graphile-worker best ${rate(peers.best.at(-1)!.perSecond)} and default ${rate(peers.default.at(-1)!.perSecond)} ${jobs}/s`);
       }
-      const oursMedian = median(ours);
-      console.log(`bulkhead, ${label}: ${rate(oursMedian)} instances/s (median of ${runs(ours)}), claim statement median ${median(claims).toFixed(2)} ms`);
-      rows.push([`Bulkhead, ${label}`, `${rate(oursMedian)} instances/s`, runs(ours), median(claims).toFixed(2), ""]);
+      const oursMedian = median(ours.map((r) => r.perSecond));
+      const claimMedian = median(ours.map((r) => r.claimMedianMs));
+      const [engineUs, postgresUs] = cpuOf(ours, N);
+      console.log(`bulkhead, ${label}: ${rate(oursMedian)} instances/s (median of ${runs(ours.map((r) => r.perSecond))}), claim statement median ${claimMedian.toFixed(2)} ms; CPU per instance: engine ${engineUs} µs, PostgreSQL ${postgresUs} µs`);
+      rows.push([`Bulkhead, ${label}`, `${rate(oursMedian)} instances/s`, runs(ours.map((r) => r.perSecond)), claimMedian.toFixed(2), ...cpuCells(ours, N), ""]);
       for (const settings of ["best", "default"] as const) {
-        const peer = median(peers[settings]);
+        const peer = median(peers[settings].map((r) => r.perSecond));
         const ratio = (oursMedian / peer).toFixed(2);
-        console.log(`graphile-worker ${settings}, ${label}: ${rate(peer)} ${jobs}/s (median of ${runs(peers[settings])})`);
+        const [workerUs, peerPostgresUs] = cpuOf(peers[settings], N);
+        console.log(`graphile-worker ${settings}, ${label}: ${rate(peer)} ${jobs}/s (median of ${runs(peers[settings].map((r) => r.perSecond))}); CPU per ${steps === 1 ? "job" : "chain"}: worker ${workerUs} µs, PostgreSQL ${peerPostgresUs} µs`);
         console.log(`throughput ratio (bulkhead / graphile-worker ${settings})${steps === 1 ? "" : ", three steps"}: ${ratio}`);
-        rows.push([`graphile-worker at its ${settings === "best" ? "best (performance preset)" : "defaults"}, ${steps === 1 ? "one job" : "three chained jobs"}`, `${rate(peer)} ${jobs}/s`, runs(peers[settings]), "", `Bulkhead ${ratio}x`]);
+        rows.push([`graphile-worker at its ${settings === "best" ? "best (performance preset)" : "defaults"}, ${steps === 1 ? "one job" : "three chained jobs"}`, `${rate(peer)} ${jobs}/s`, runs(peers[settings].map((r) => r.perSecond)), "", ...cpuCells(peers[settings], N), `Bulkhead ${ratio}x`]);
       }
     }
     // The cost of per-tenant metrics: the one-step run with collection off.
-    const bare: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) bare.push((await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N, { metrics: false })).perSecond);
-    console.log(`bulkhead without tenant metrics: ${rate(median(bare))} instances/s (median of ${runs(bare)})`);
-    rows.push(["Bulkhead, one step, tenant metrics off", `${rate(median(bare))} instances/s`, runs(bare), "", ""]);
+    const bare: { perSecond: number; cpu: CpuUse }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) bare.push(await bulkhead(await freshBenchDatabase(cluster, "bench_bulkhead", true), N, { metrics: false }));
+    const bareRates = bare.map((r) => r.perSecond);
+    console.log(`bulkhead without tenant metrics: ${rate(median(bareRates))} instances/s (median of ${runs(bareRates)})`);
+    rows.push(["Bulkhead, one step, tenant metrics off", `${rate(median(bareRates))} instances/s`, runs(bareRates), "", ...cpuCells(bare, N), ""]);
     writeResults({
       bench: "throughput",
       summary: `${N.toLocaleString("en-US")} \`noop\` instances over ${T} tenants against ${N.toLocaleString("en-US")} graphile-worker 0.17.3 jobs (or chains of three); concurrency ${CONCURRENCY}, same PostgreSQL, same process.`,
-      tables: [{ columns: ["run", "per second (median)", "runs", "claim statement median (ms)", "ratio"], rows }],
+      tables: [{ columns: ["run", "per second (median)", "runs", "claim statement median (ms)", "engine / worker CPU per instance (µs)", "PostgreSQL CPU per instance (µs)", "ratio"], rows }],
       notes: [
         `Each figure is the median of ${ROUNDS} runs on fresh databases, the engines taking turns within each round. Timed from the scheduler's (or runner's) start until every instance is \`completed\` (every job gone): both ends are watched in the process (the scheduler's count of completed runs, graphile-worker's \`job:complete\` events), then confirmed in the database. Both warmed up first with 500.`,
         "graphile-worker's best: `preset.worker` with `localQueue: { size: 500 }`, `completeJobBatchDelay: 0`, `failJobBatchDelay: 0` (its Performance page).",
+        "CPU per instance (per job, per chain of three): over the timed window, the median of the runs, of the benchmark's own process (the engine, or graphile-worker's runner; garbage collection included) and of every PostgreSQL process (read from /proc, 10 ms resolution), divided by the instances run. Both share the machine's cores: the throughput is bound by their sum.",
       ],
       postgres: await postgresVersion(cluster.url("postgres")),
       startedAt,

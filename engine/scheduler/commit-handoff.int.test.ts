@@ -89,10 +89,10 @@ it("claims the tenant's next instance while its last one's final commit waits", 
   const ids = await insertInstancesOf(db, "slowdisk", seq, 3);
   holding = new Set(["slowdisk"]);
   const running = await startScheduler({ BULKHEAD_MAX_INSTANCES_IN_FLIGHT_PER_TENANT: 1 });
-  await until(() => heldIds(ids).length === 1);
+  await until(() => heldIds(ids).length >= 1);
   // One instance in flight at a time: the second was claimed and ran its step while the first
-  // one's commit waited, and its own commit queued behind it. Two held, the limit's twice: the
-  // third waits for them.
+  // one's commit waited, and its own commit waits too. Two held, the limit's twice: the third
+  // waits for them.
   await until(async () => (await states(ids)).join() === "running,running,scheduled" && running.inFlightOf("slowdisk") === 0);
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(await states(ids)).toEqual(["running", "running", "scheduled"]);
