@@ -1,9 +1,10 @@
 // claimDueInstances against a real PostgreSQL: concurrent claimers never share a row, the
-// per-tenant cap serves every tenant with due work, and leases are fenced by epoch.
+// per-tenant cap serves every tenant with due work, leases are fenced by epoch, and each claim
+// comes back with what its run starts from.
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freshDatabase, testPool, type TestDatabase } from "../../test/db.ts";
-import { insertDueInstances } from "../../test/factories.ts";
+import { insertDueInstances, insertInstancesOf, insertSequence } from "../../test/factories.ts";
 import { CLAIM_SQL, claimDueInstances } from "./claim.ts";
 
 let db: TestDatabase;
@@ -166,5 +167,25 @@ describe("what is claimed", () => {
     expect((await claim(db.sql, 1))[0]!.leaseEpoch).toBe(1);
     await db.sql.query("UPDATE task_instances SET state = 'scheduled'");
     expect((await claim(db.sql, 1))[0]!.leaseEpoch).toBe(2);
+  });
+});
+
+describe("what a claim returns to run with", () => {
+  it("each instance's context, facts and its own tenant's sequence; never another tenant's", async () => {
+    const blocks = [{ type: "step", id: "s", handler: "noop" }];
+    const own = await insertSequence(db, "acme", blocks, "own");
+    const foreign = await insertSequence(db, "globex", blocks, "theirs");
+    const [mine] = await insertInstancesOf(db, "acme", own, 1, { data: { order: "A-1" }, config: null });
+    // A sequence_id naming another tenant's sequence (forged, or left by a bug) reads as missing.
+    const [forged] = await insertInstancesOf(db, "acme", foreign, 1);
+    await db.sql.query("INSERT INTO signals (id, tenant_id, instance_id, signal_type) VALUES (gen_random_uuid(), 'acme', $1, 'pause')", [mine]);
+
+    const claimed = await claim(db.sql, 10);
+    const byId = new Map(claimed.map((c) => [c.id, c.row]));
+    expect(byId.get(mine)).toMatchObject({
+      id: mine, tenantId: "acme", sequenceId: own, context: { data: { order: "A-1" }, config: null }, cursor: null, timezone: "UTC", hasSignals: true,
+      definition: { id: own, name: "own", blocks }, facts: { startedAt: null, currentStep: null, attempt: 0, stepsExecuted: 0, failure: null },
+    });
+    expect(byId.get(forged)).toMatchObject({ id: forged, sequenceId: foreign, definition: null, hasSignals: false });
   });
 });
