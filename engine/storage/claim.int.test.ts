@@ -175,9 +175,9 @@ describe("what a claim returns to run with", () => {
     const blocks = [{ type: "step", id: "s", handler: "noop" }];
     const own = await insertSequence(db, "acme", blocks, "own");
     const foreign = await insertSequence(db, "globex", blocks, "theirs");
-    const [mine] = await insertInstancesOf(db, "acme", own, 1, { data: { order: "A-1" }, config: null });
+    const mine = (await insertInstancesOf(db, "acme", own, 1, { data: { order: "A-1" }, config: null }))[0]!;
     // A sequence_id naming another tenant's sequence (forged, or left by a bug) reads as missing.
-    const [forged] = await insertInstancesOf(db, "acme", foreign, 1);
+    const forged = (await insertInstancesOf(db, "acme", foreign, 1))[0]!;
     await db.sql.query("INSERT INTO signals (id, tenant_id, instance_id, signal_type) VALUES (gen_random_uuid(), 'acme', $1, 'pause')", [mine]);
 
     const claimed = await claim(db.sql, 10);
