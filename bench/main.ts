@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<void>> = {
   fairness: () => import("./fairness.ts").then((m) => m.main()),
   breaker: () => import("./breaker.ts").then((m) => m.main()),
   "claim-latency": () => import("./claim-latency.ts").then((m) => m.main()),
+  "claim-definitions": () => import("./claim-definitions.ts").then((m) => m.main()),
   "instance-list": () => import("./instance-list.ts").then((m) => m.main()),
   fanout: () => import("./fanout.ts").then((m) => m.main()),
   fleet: () => import("./fleet.ts").then((m) => m.main()),

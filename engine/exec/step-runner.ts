@@ -65,11 +65,16 @@ interface ActiveRun extends Dispatching {
   handOff: () => void;
 }
 
+/** How many known sequences a claim names (each a short text the claim compares every row with). */
+const KNOWN_SEQUENCES_SENT = 64;
+
 /** A settled step's result waits at most this long for a write while other steps still run. */
 export const PROGRESS_EVERY_MS = 250;
 
 export class StepRunner {
   private readonly sequences = new SequenceCache();
+  /** Each claimed row's sequence, resolved for its whole batch at once (see prepare). */
+  private readonly prepared = new WeakMap<ClaimedRow, Sequence | null>();
   private readonly dispatcher: Dispatcher;
   private readonly outcomes: Outcomes;
   private readonly signals: SignalWatch;
@@ -86,7 +91,7 @@ export class StepRunner {
    * the promise settles when that commit is written.
    */
   async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: Interrupt, handOff: () => void = () => {}): Promise<RunEnd> {
-    const sequence = row ? this.sequences.get(row.sequenceId, row.definition) : null;
+    const sequence = !row ? null : this.prepared.has(row) ? this.prepared.get(row)! : this.sequences.get(row.tenantId, row.sequenceId, row.definition);
     if (!row || !sequence) return this.failUnrunnable(claim, row, handOff);
     const store = this.deps.store.run(claim);
     // Outputs are read only when a template or condition can see them, and the instance has any.
@@ -108,6 +113,21 @@ export class StepRunner {
       unwatch();
       for (const f of at.inflight.values()) f.abort.abort("shutdown");
     }
+  }
+
+  /** The sequences a claim need not send: the most recently run of those this runner holds parsed. */
+  knownSequences(): string[] {
+    return this.sequences.recent(KNOWN_SEQUENCES_SENT);
+  }
+
+  /**
+   * Resolves a claimed batch's sequences before any of its runs starts, the rows the claim sent
+   * without a definition (known ones) first, so that no parse in between can evict theirs.
+   * Called as soon as the claim returns: nothing reads the cache while a claim is out.
+   */
+  prepare(rows: readonly ClaimedRow[]): void {
+    const sequences = this.sequences.resolve(rows);
+    rows.forEach((row, i) => this.prepared.set(row, sequences[i]!));
   }
 
   private async drive(at: ActiveRun): Promise<RunEnd> {

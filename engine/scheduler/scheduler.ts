@@ -318,9 +318,10 @@ export class Scheduler {
     const claimed = await this.store.claim({
       now, limit, maxPerTenant: config.BULKHEAD_MAX_INSTANCES_PER_TENANT,
       leaseOwner: this.deps.ownerId, leaseMs: config.BULKHEAD_LEASE_MS, excludeTenants: saturated, onlyTenants,
-      capOverrides: this.deps.tenants?.claimCaps(), inFlight: held, room,
+      capOverrides: this.deps.tenants?.claimCaps(), inFlight: held, room, knownSequences: this.runner.knownSequences(),
     });
     if (claimed.length === 0) return "none";
+    this.runner.prepare(claimed.map((claim) => claim.row));
     if (this.deps.metrics !== false) {
       const at = now.getTime();
       for (const claim of claimed) this.metrics.claimed(claim.tenantId, at - claim.dueAt.getTime(), at);

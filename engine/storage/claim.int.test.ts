@@ -82,7 +82,7 @@ describe("the per-tenant cap", () => {
   });
 
   it("with the cap off the plan has no window aggregate", async () => {
-    const { rows } = await db.sql.query(`EXPLAIN ${CLAIM_SQL.plain}`, [new Date(), 10, "x", 1000, [], ["acme"]]);
+    const { rows } = await db.sql.query(`EXPLAIN ${CLAIM_SQL.plain}`, [new Date(), 10, "x", 1000, [], ["acme"], []]);
     const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
     expect(plan).not.toMatch(/WindowAgg/);
     expect(plan).toMatch(/task_instances_claim_idx/);
@@ -187,5 +187,28 @@ describe("what a claim returns to run with", () => {
       definition: { id: own, name: "own", blocks }, facts: { startedAt: null, currentStep: null, attempt: 0, stepsExecuted: 0, failure: null },
     });
     expect(byId.get(forged)).toMatchObject({ id: forged, sequenceId: foreign, definition: null, hasSignals: false });
+  });
+
+  it("leaves out the definitions of sequences the claimer names as known, its own tenant's only", async () => {
+    const blocks = [{ type: "step", id: "s", handler: "noop" }];
+    const own = await insertSequence(db, "acme", blocks, "known-one");
+    const other = await insertSequence(db, "acme", blocks, "unknown-one");
+    const foreign = await insertSequence(db, "globex", blocks, "theirs-known");
+    const known = (await insertInstancesOf(db, "acme", own, 1))[0]!;
+    const unknown = (await insertInstancesOf(db, "acme", other, 1))[0]!;
+    // Known as globex's: an acme instance naming that id still gets no definition of globex's.
+    const forged = (await insertInstancesOf(db, "acme", foreign, 1))[0]!;
+    const claimed = await claimDueInstances(db.sql, {
+      now: new Date(), limit: 10, maxPerTenant: 0, leaseOwner: "t", leaseMs: 30_000, knownSequences: [`acme ${own}`, `globex ${foreign}`],
+    });
+    const definitions = new Map(claimed.map((c) => [c.id, (c.row.definition as { name?: string } | null)?.name ?? null]));
+    expect(Object.fromEntries([known, unknown, forged].map((id) => [id, definitions.get(id)]))).toEqual({ [known]: null, [unknown]: "unknown-one", [forged]: null });
+    // The capped path reads the same list.
+    await db.sql.query("UPDATE task_instances SET state = 'scheduled', lease_owner = NULL, lease_expires_at = NULL");
+    const capped = await claimDueInstances(db.sql, {
+      now: new Date(), limit: 10, maxPerTenant: 5, leaseOwner: "t", leaseMs: 30_000, knownSequences: [`acme ${own}`],
+    });
+    expect(new Map(capped.map((c) => [c.id, c.row.definition === null])).get(known)).toBe(true);
+    expect(new Map(capped.map((c) => [c.id, c.row.definition === null])).get(unknown)).toBe(false);
   });
 });

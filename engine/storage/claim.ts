@@ -42,12 +42,16 @@ export interface ClaimOptions {
    * the capped claim takes no more of it, so none has to be handed back.
    */
   room?: readonly [string, number][];
+  /** Sequences the claimer holds parsed, as `<tenant id> <sequence id>`: their definitions are not sent (row.definition is null). */
+  knownSequences?: readonly string[];
 }
 
 // Both paths end the same way: the rows of the CTE `winners` become `running` under a new lease
 // (owner $3, expiry $1 + $4 ms) with the epoch bumped, which fences out any earlier holder, and
 // come back with what their runs start from (context, cursor, facts, sequence definition, whether
-// signals wait), which a second statement per claim read before.
+// signals wait), which a second statement per claim read before. A sequence the claimer names as
+// known (its last parameter) comes back without its definition: a stored version never changes,
+// and a definition of tens of kilobytes was read, sent and parsed again for every instance.
 // They are found by primary key, as an array: joined to the CTE, the planner hashed it against a
 // sequential scan of the whole table (9 of the claim's 19 ms at 20,000 rows, growing with them).
 //
@@ -57,7 +61,7 @@ export interface ClaimOptions {
 // the instance is claimed again. The run's final commit waits for the flush, which covers its
 // claim too. Waiting for the disk here held every claim behind a slow flush (a commit batch
 // waited up to 873 ms on the bench machine), and with it every due instance of every tenant.
-const FLIP_TO_RUNNING = `,
+const flipToRunning = (known: string) => `,
 asynchronous AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
 UPDATE task_instances t
    SET state = 'running',
@@ -71,8 +75,10 @@ UPDATE task_instances t
 RETURNING t.id, t.tenant_id, t.lease_epoch, t.next_fire_at, t.priority,
           t.sequence_id, t.context, t.cursor, t.timezone, t.started_at, t.current_step, t.current_step_started_at, t.current_attempt, t.steps_executed,
           -- the sequence must belong to the instance's own tenant: a forged sequence_id can never
-          -- pull another tenant's definition into this instance
-          (SELECT s.definition FROM sequences s WHERE s.id = t.sequence_id AND s.tenant_id = t.tenant_id) AS definition,
+          -- pull another tenant's definition into this instance; none for the sequences the
+          -- claimer has parsed already (${known}, as '<tenant> <sequence id>', its cache's keys)
+          CASE WHEN t.tenant_id || ' ' || t.sequence_id::text = ANY(${known}::text[]) THEN NULL
+               ELSE (SELECT s.definition FROM sequences s WHERE s.id = t.sequence_id AND s.tenant_id = t.tenant_id) END AS definition,
           EXISTS (SELECT 1 FROM signals g WHERE g.instance_id = t.id AND NOT g.delivered) AS has_signals`;
 
 // Two texts of each path: only the placed tenants ($6, the engine's) or every tenant (tools and
@@ -109,7 +115,7 @@ WITH winners AS (
   LIMIT $2
   FOR UPDATE SKIP LOCKED
 )
-${FLIP_TO_RUNNING}`;
+${flipToRunning("$7")}`;
 
 // Cap on. DESIGN.md proposed over-selecting limit * cap rows in claim order and ranking them per
 // tenant; that starves every tenant whose work is newer than a flooding tenant's first
@@ -163,7 +169,7 @@ winners AS (
    WHERE id = ANY(ARRAY(SELECT id FROM picked)) AND state = 'scheduled'
    FOR UPDATE SKIP LOCKED
 )
-${FLIP_TO_RUNNING}`;
+${flipToRunning("$14")}`;
 
 export const CLAIM_SQL = { plain: plain(onlyPlaced), capped: capped(onlyPlaced), plainAll: plain(everyTenant), cappedAll: capped(everyTenant) } as const;
 
@@ -180,6 +186,7 @@ export async function claimDueInstances(db: Queryable, options: ClaimOptions): P
     const room = options.room ?? [];
     values.push(inFlight.map(([t]) => t), inFlight.map(([, n]) => n), room.map(([t]) => t), room.map(([, n]) => n));
   }
+  values.push(options.knownSequences ?? []); // the last: $7 plain, $14 capped
   const { rows } = await db.query<ClaimedRowColumns & { lease_epoch: number; next_fire_at: Date; priority: number }>({
     name: `claim_due_${isCapped ? "capped" : "plain"}${filtered ? "" : "_all"}`,
     text: isCapped ? (filtered ? CLAIM_SQL.capped : CLAIM_SQL.cappedAll) : filtered ? CLAIM_SQL.plain : CLAIM_SQL.plainAll,
