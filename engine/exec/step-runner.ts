@@ -73,8 +73,6 @@ export const PROGRESS_EVERY_MS = 250;
 
 export class StepRunner {
   private readonly sequences = new SequenceCache();
-  /** Each claimed row's sequence, resolved for its whole batch at once (see prepare). */
-  private readonly prepared = new WeakMap<ClaimedRow, Sequence | null>();
   private readonly dispatcher: Dispatcher;
   private readonly outcomes: Outcomes;
   private readonly signals: SignalWatch;
@@ -86,13 +84,13 @@ export class StepRunner {
   }
 
   /**
-   * Runs one claimed instance; `interrupt` is aborted with "lease_lost" or "shutdown". `handOff`
+   * Runs one claimed instance, its sequence as `sequencesOf` resolved it (null: missing or
+   * invalid, and the instance fails); `interrupt` is aborted with "lease_lost" or "shutdown". `handOff`
    * is called once the run's last commit is queued (the scheduler frees its run slot then), and
    * the promise settles when that commit is written.
    */
-  async run(claim: ClaimedInstance, row: ClaimedRow | undefined, interrupt: Interrupt, handOff: () => void = () => {}): Promise<RunEnd> {
-    const sequence = !row ? null : this.prepared.has(row) ? this.prepared.get(row)! : this.sequences.get(row.tenantId, row.sequenceId, row.definition);
-    if (!row || !sequence) return this.failUnrunnable(claim, row, handOff);
+  async run(claim: ClaimedInstance, row: ClaimedRow, sequence: Sequence | null, interrupt: Interrupt, handOff: () => void = () => {}): Promise<RunEnd> {
+    if (!sequence) return this.failUnrunnable(claim, row, handOff);
     const store = this.deps.store.run(claim);
     // Outputs are read only when a template or condition can see them, and the instance has any.
     const outputs = row.cursor !== null && readsOutputs(sequence) ? await store.latestOutputs() : {};
@@ -121,13 +119,12 @@ export class StepRunner {
   }
 
   /**
-   * Resolves a claimed batch's sequences before any of its runs starts, the rows the claim sent
-   * without a definition (known ones) first, so that no parse in between can evict theirs.
-   * Called as soon as the claim returns: nothing reads the cache while a claim is out.
+   * A claimed batch's sequences, in its order, the rows the claim sent without a definition (known
+   * ones) read first, so that no parse in between can evict theirs. Called as soon as the claim
+   * returns: nothing reads the cache while a claim is out.
    */
-  prepare(rows: readonly ClaimedRow[]): void {
-    const sequences = this.sequences.resolve(rows);
-    rows.forEach((row, i) => this.prepared.set(row, sequences[i]!));
+  sequencesOf(rows: readonly ClaimedRow[]): (Sequence | null)[] {
+    return this.sequences.resolve(rows);
   }
 
   private async drive(at: ActiveRun): Promise<RunEnd> {
@@ -300,9 +297,9 @@ export class StepRunner {
     return (await this.finish(at, "scheduled", { nextFireAt: this.deps.now() })) ? "released" : "lease_lost";
   }
 
-  private async failUnrunnable(claim: ClaimedInstance, row: ClaimedRow | undefined, handOff: () => void): Promise<RunEnd> {
+  private async failUnrunnable(claim: ClaimedInstance, row: ClaimedRow, handOff: () => void): Promise<RunEnd> {
     const written = this.deps.progress.commit({
-      instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed", cursor: row?.cursor ?? null,
+      instanceId: claim.id, tenantId: claim.tenantId, leaseEpoch: claim.leaseEpoch, state: "failed", cursor: row.cursor,
     });
     handOff();
     this.deps.log.warn({ tenant_id: claim.tenantId, instance_id: claim.id }, "instance failed: its sequence is missing or invalid");

@@ -12,7 +12,8 @@ import { StepRunner, type RunEnd } from "../exec/step-runner.ts";
 import type { HandlerRegistry } from "../handlers/registry.ts";
 import type { Logger } from "../logger.ts";
 import { TenantMetrics, type MetricRow } from "../metrics/tenant-metrics.ts";
-import { BackendStore, type Backend, type ClaimedInstance, type ClaimedRow, type StorageBackends } from "../storage/index.ts";
+import type { Sequence } from "../sequence/schema.ts";
+import { BackendStore, type Backend, type ClaimedInstance, type ClaimedWithRow, type StorageBackends } from "../storage/index.ts";
 import { BreakerSync } from "./breaker-sync.ts";
 import { REFRESH_EVERY_MS, refreshExpiringCredentials } from "../secrets/oauth-refresh.ts";
 import { startCronTick } from "./cron-tick.ts";
@@ -321,17 +322,17 @@ export class Scheduler {
       capOverrides: this.deps.tenants?.claimCaps(), inFlight: held, room, knownSequences: this.runner.knownSequences(),
     });
     if (claimed.length === 0) return "none";
-    this.runner.prepare(claimed.map((claim) => claim.row));
+    const sequences = this.runner.sequencesOf(claimed.map((claim) => claim.row));
     if (this.deps.metrics !== false) {
       const at = now.getTime();
       for (const claim of claimed) this.metrics.claimed(claim.tenantId, at - claim.dueAt.getTime(), at);
     }
 
     const extra: ClaimedInstance[] = [];
-    for (const claim of claimed) {
-      if (this.roomOf(claim.tenantId) > 0) this.startRun(claim, claim.row);
+    claimed.forEach((claim, i) => {
+      if (this.roomOf(claim.tenantId) > 0) this.startRun(claim, sequences[i]!);
       else extra.push(claim);
-    }
+    });
     // More of a tenant came back than it may start (the claim without a cap does not know): the
     // rest go back, due now.
     await this.store.releaseLeases(extra, now, "cap");
@@ -372,12 +373,12 @@ export class Scheduler {
     }
   }
 
-  private startRun(claim: ClaimedInstance, row: ClaimedRow | undefined): void {
+  private startRun(claim: ClaimedWithRow, sequence: Sequence | null): void {
     const interrupt = new Interrupt();
     const run: Running = { claim, interrupt, done: Promise.resolve(), committing: false };
     this.inFlightRuns.add(claim.tenantId, 1);
     this.held.add(claim.tenantId, 1);
-    run.done = this.runner.run(claim, row, interrupt, () => this.handOff(run))
+    run.done = this.runner.run(claim, claim.row, sequence, interrupt, () => this.handOff(run))
       .then(
         (end) => this.count(end),
         (error: unknown) => {

@@ -52,7 +52,7 @@ export interface ClaimedRow {
   facts: RunFacts;
 }
 
-/** What the claim statement returns of each instance for its run (see CLAIMED_ROW in claim.ts). */
+/** What the claim statement returns of each instance for its run (the RETURNING in claim.ts). */
 export interface ClaimedRowColumns {
   id: string; tenant_id: string; sequence_id: string; context: unknown; cursor: unknown; timezone: string; definition: unknown; has_signals: boolean;
   started_at: Date | null; current_step: string | null; current_step_started_at: Date | null; current_attempt: number; steps_executed: number;

@@ -76,7 +76,7 @@ import {
 export { backendOn, backendOptions, StorageBackends, type Backend } from "./backends.ts";
 export { BackendStore, refusedByDatabase } from "./backend-store.ts";
 export { RunStore, type NewStepTask, type WorkerResult } from "./run-store.ts";
-export type { ClaimedInstance } from "./claim.ts";
+export type { ClaimedInstance, ClaimedWithRow } from "./claim.ts";
 export type { ClaimedRow, FailureCause, OutputRow, Progress, RunFacts } from "./execution.ts";
 export type { LivePoll, OutputPosition } from "./live.ts";
 export type { ChildCreation, ChildOutcome } from "./children.ts";
