@@ -237,28 +237,30 @@ describe("POST /webhooks/{slug} (public)", () => {
   });
 
   it("answers every failed check with the same 401, and records each outcome", async () => {
-    const now = Math.floor(Date.now() / 1000);
+    // Timestamps are taken when each request is signed, 30 s clear of the window's edges (300 s
+    // back, 60 s ahead), so a slow run cannot carry one across an edge.
+    const now = () => Math.floor(Date.now() / 1000);
     const before = (await deliveries(slug)).length;
-    const attempts: [string, ReturnType<typeof signed>["headers"] | Record<string, string>][] = [
-      ["wrong secret", signed(slug, "{}", { secret: "other" }).headers],
-      ["no signature", { ...signed(slug, "{}").headers, "x-orch8-signature": "" }],
-      ["padded signature", ((h) => ({ ...h, "x-orch8-signature": `${h["x-orch8-signature"]}=` }))(signed(slug, "{}").headers)],
-      ["no timestamp", { ...signed(slug, "{}").headers, "x-trigger-timestamp": "" }],
-      ["too old", signed(slug, "{}", { timestamp: now - 301 }).headers],
-      ["too far ahead", signed(slug, "{}", { timestamp: now + 61 }).headers],
-      ["short nonce", signed(slug, "{}", { nonce: "n".repeat(15) }).headers],
-      ["nonce with a space", signed(slug, "{}", { nonce: "nonce with spaces!" }).headers],
+    const attempts: [string, () => ReturnType<typeof signed>["headers"] | Record<string, string>][] = [
+      ["wrong secret", () => signed(slug, "{}", { secret: "other" }).headers],
+      ["no signature", () => ({ ...signed(slug, "{}").headers, "x-orch8-signature": "" })],
+      ["padded signature", () => ((h) => ({ ...h, "x-orch8-signature": `${h["x-orch8-signature"]}=` }))(signed(slug, "{}").headers)],
+      ["no timestamp", () => ({ ...signed(slug, "{}").headers, "x-trigger-timestamp": "" })],
+      ["too old", () => signed(slug, "{}", { timestamp: now() - 330 }).headers],
+      ["too far ahead", () => signed(slug, "{}", { timestamp: now() + 90 }).headers],
+      ["short nonce", () => signed(slug, "{}", { nonce: "n".repeat(15) }).headers],
+      ["nonce with a space", () => signed(slug, "{}", { nonce: "nonce with spaces!" }).headers],
     ];
-    for (const [why, headers] of attempts) {
-      const reply = await call(db, "POST", `/webhooks/${slug}`, { raw: "{}", headers });
+    for (const [why, headersNow] of attempts) {
+      const reply = await call(db, "POST", `/webhooks/${slug}`, { raw: "{}", headers: headersNow() });
       expect({ why, status: reply.status, text: reply.text }).toEqual({ why, status: 401, text: '{"error":"unauthorized"}' });
     }
     // The body as signed, changed by one byte.
     const tampered = signed(slug, '{"amount":1}');
     expect((await call(db, "POST", `/webhooks/${slug}`, { raw: '{"amount":2}', headers: tampered.headers })).status).toBe(401);
     // Edges of the window are accepted.
-    expect((await signed(slug, "{}", { timestamp: now - 290 }).send()).status).toBe(202);
-    expect((await signed(slug, "{}", { timestamp: now + 55 }).send()).status).toBe(202);
+    expect((await signed(slug, "{}", { timestamp: now() - 270 }).send()).status).toBe(202);
+    expect((await signed(slug, "{}", { timestamp: now() + 30 }).send()).status).toBe(202);
     const outcomes = (await deliveries(slug)).slice(before).map((d) => `${d.status} ${d.outcome}`);
     expect(outcomes).toEqual([
       "401 bad signature", "401 bad signature", "401 bad signature", "401 missing or malformed timestamp", "401 timestamp outside the replay window",
