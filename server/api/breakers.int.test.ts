@@ -8,6 +8,7 @@ import { upsertOpenBreaker } from "../../engine/storage/breakers.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { makeTenant, makeUser } from "../../test/factories.ts";
 import { appRouter, createCaller } from "./root.ts";
+import { OPS_BREAKERS_SHOWN } from "./routers/breakers.ts";
 import { createContext } from "./trpc.ts";
 
 let db: TestDatabase;
@@ -159,6 +160,36 @@ describe("breakers.ops", () => {
     const filtered = await callerFor(operator.id).breakers.ops.list({ tenant: tenantB.toUpperCase() });
     expect(new Set(filtered.breakers.map((b) => b.tenantId))).toEqual(new Set([tenantB]));
     expect((await callerFor(operator.id).breakers.ops.list({ tenant: "zzz-no-match" })).breakers).toEqual([]);
+  });
+
+  it("filters by handler (any case) and by one exact tenant, resets alike", async () => {
+    const prefix = (await makeTenant(db, "brk-pre")).id;
+    const longer = (await makeTenant(db, "brk-pre-longer")).id;
+    await open(prefix, "Billing-Sync");
+    await open(prefix, "mailer");
+    await open(longer, "billing-sync");
+    await callerFor(operator.id).breakers.ops.reset({ tenantId: longer, handler: "billing-sync" });
+    const pairs = (page: { breakers: { tenantId: string; handler: string }[] }) => page.breakers.map((b) => `${b.tenantId}/${b.handler}`);
+
+    expect(pairs(await callerFor(operator.id).breakers.ops.list({ tenant: "brk-pre", handler: "BILLING" }))).toEqual([`${prefix}/Billing-Sync`]);
+    const exact = await callerFor(operator.id).breakers.ops.list({ tenantId: prefix });
+    expect({ pairs: pairs(exact), matching: exact.matching }).toEqual({ pairs: [`${prefix}/Billing-Sync`, `${prefix}/mailer`], matching: 2 });
+    const substring = await callerFor(operator.id).breakers.ops.list({ tenant: "brk-pre" });
+    expect(substring.matching).toBe(2);
+    expect(substring.resets.map((r) => `${r.tenantId}/${r.handler}`)).toEqual([`${longer}/billing-sync`]);
+    expect((await callerFor(operator.id).breakers.ops.list({ tenant: "brk-pre", handler: "mail" })).resets).toEqual([]);
+  });
+
+  it(`lists the first ${OPS_BREAKERS_SHOWN} open breakers by tenant and handler, and says how many match`, async () => {
+    const outage = (await makeTenant(db, "brk-outage")).id;
+    const handlers = Array.from({ length: OPS_BREAKERS_SHOWN + 20 }, (_, i) => `vendor-${String(i).padStart(3, "0")}`);
+    for (const handler of [...handlers].reverse()) await open(outage, handler);
+    const page = await callerFor(operator.id).breakers.ops.list({ tenant: "brk-outage" });
+    expect(page.matching).toBe(handlers.length);
+    expect(page.breakers.map((b) => b.handler)).toEqual(handlers.slice(0, OPS_BREAKERS_SHOWN));
+    const all = await callerFor(operator.id).breakers.ops.list();
+    expect(all.breakers).toHaveLength(OPS_BREAKERS_SHOWN);
+    expect(all.matching).toBeGreaterThanOrEqual(handlers.length);
   });
 
   it("lets operators reset any tenant's breaker, recorded with their email in the feed and the audit log", async () => {

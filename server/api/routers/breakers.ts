@@ -63,18 +63,37 @@ async function reset(services: Services, store: TenantStore, handler: string, us
   return { wasOpen };
 }
 
-/** Operators: every tenant, optionally those whose id contains `tenant`. */
+/**
+ * How many open breakers the console lists at once. In a vendor's outage thousands of tenants may
+ * have one open: the page lists the first of them, by tenant and handler, says how many match,
+ * and the filters find the rest.
+ */
+export const OPS_BREAKERS_SHOWN = 100;
+
+/**
+ * Operators: every tenant's open breakers, optionally those whose tenant id and handler contain
+ * `tenant` and `handler` (any case), or of the one tenant `tenantId`; the first
+ * OPS_BREAKERS_SHOWN of them and how many match.
+ */
 const opsRouter = router({
   list: operatorProcedure
-    .input(z.object({ tenant: z.string().trim().max(64).optional() }).optional())
+    .input(z.object({
+      tenant: z.string().trim().max(64).optional(),
+      tenantId: z.string().max(64).optional(),
+      handler: z.string().trim().max(256).optional(),
+    }).optional())
     .query(async ({ ctx, input }) => {
-      const filter = input?.tenant?.toLowerCase() ?? "";
+      const tenant = input?.tenant?.toLowerCase() ?? "";
+      const handler = input?.handler?.toLowerCase() ?? "";
       const { open, resets } = await ctx.services.storage.breakersOfEveryTenant({ resets: RESET_LIMIT.max });
-      const mine = (row: { tenantId: string }) => row.tenantId.includes(filter);
+      const matches = (row: { tenantId: string; handler: string }) =>
+        (input?.tenantId === undefined ? row.tenantId.includes(tenant) : row.tenantId === input.tenantId) && row.handler.toLowerCase().includes(handler);
+      const matching = open.filter(matches);
       return {
         ...settings(ctx.services),
-        breakers: listed(ctx.services, open.filter(mine)),
-        resets: resetEntries(resets.filter(mine).slice(0, RESET_LIMIT.default)),
+        breakers: listed(ctx.services, matching.slice(0, OPS_BREAKERS_SHOWN)),
+        matching: matching.length,
+        resets: resetEntries(resets.filter(matches).slice(0, RESET_LIMIT.default)),
       };
     }),
 

@@ -7,6 +7,7 @@ import { useTRPC } from "../../../_components/trpc";
 import { QueryError } from "../../../_components/query-error";
 import { BreakerStateBadge, MutationError, ResetButton, TimeLeft } from "../../../_components/breakers";
 import { LocalTime } from "../../../_components/local-time";
+import { opsBreakersInput } from "./breakers-input";
 
 export function AllBreakers() {
   const trpc = useTRPC();
@@ -16,12 +17,10 @@ export function AllBreakers() {
   const [filter, setFilter] = useState(() => params.get("tenant") ?? "");
   // Typing stays responsive; the query follows a moment later.
   const tenant = useDeferredValue(filter.trim());
-  // Handlers are filtered here: every open breaker is listed, and the latest resets.
   const [handlerFilter, setHandlerFilter] = useState("");
-  const handler = handlerFilter.trim().toLowerCase();
-  const byHandler = <T extends { handler: string }>(rows: readonly T[]) => (handler ? rows.filter((r) => r.handler.toLowerCase().includes(handler)) : rows);
+  const handler = useDeferredValue(handlerFilter.trim());
   const breakers = useQuery({
-    ...trpc.breakers.ops.list.queryOptions(tenant ? { tenant } : undefined),
+    ...trpc.breakers.ops.list.queryOptions(opsBreakersInput(tenant, handler)),
     refetchInterval: 5_000,
     // Keep the last answer on screen while a new filter loads.
     placeholderData: keepPreviousData,
@@ -33,10 +32,10 @@ export function AllBreakers() {
   );
   const resetting = (tenantId: string, name: string) =>
     reset.isPending && reset.variables?.tenantId === tenantId && reset.variables.handler === name;
-  const open = breakers.data && byHandler(breakers.data.breakers);
-  const resets = breakers.data && byHandler(breakers.data.resets);
+  const open = breakers.data?.breakers;
+  const resets = breakers.data?.resets;
   const ofTenant = tenant && <>tenants matching <code>{tenant}</code></>;
-  const ofHandler = handler && <>handlers matching <code>{handlerFilter.trim()}</code></>;
+  const ofHandler = handler && <>handlers matching <code>{handler}</code></>;
   const matching = ofTenant && ofHandler ? <>{ofTenant} and {ofHandler}</> : ofTenant || ofHandler || null;
 
   return (
@@ -79,6 +78,13 @@ export function AllBreakers() {
             {matching ? <>No open breakers for {matching}.</> : "No open breakers: every handler is healthy."}
           </p>
         ) : (
+          <>
+          {breakers.data.matching > open.length && (
+            <p className="muted" role="status">
+              The first {open.length.toLocaleString("en-US")} of {breakers.data.matching.toLocaleString("en-US")} open breakers
+              {matching ? <> for {matching}</> : null}, by tenant and handler. Filter by tenant or handler to find the others.
+            </p>
+          )}
           <div className="table-wrap">
             <table className="table" aria-label="Open breakers" aria-busy={breakers.isPlaceholderData}>
               <thead>
@@ -113,6 +119,7 @@ export function AllBreakers() {
               </tbody>
             </table>
           </div>
+          </>
         )}
       </section>
       <section className="card" aria-labelledby="all-resets-heading">

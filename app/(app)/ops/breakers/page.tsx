@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { AllBreakers } from "./all-breakers";
+import { opsBreakersInput } from "./breakers-input";
 import { addressParams, Prefetched, query, type SearchParams } from "../../../../server/web/prefetch.tsx";
 
 export const metadata: Metadata = { title: "Circuit breakers · Operator console" };
@@ -15,7 +16,7 @@ export default function OpsBreakersPage({ searchParams }: { searchParams: Search
       <Prefetched
         queries={async (trpc) => {
           const tenant = (await addressParams(searchParams)).get("tenant")?.trim();
-          return [query(trpc.breakers.ops.list.queryOptions(tenant ? { tenant } : undefined))];
+          return [query(trpc.breakers.ops.list.queryOptions(opsBreakersInput(tenant ?? "", "")))];
         }}
       >
         {/* The tenant filter starts from the address (useSearchParams), which needs a boundary. */}

@@ -65,7 +65,7 @@ export default async function OpsTenantPage({ params }: { params: Params }) {
         queries={(trpc) => [
           query(trpc.ops.backends.queryOptions()),
           query(trpc.ops.moves.queryOptions({ tenantId: tenant.id, limit: MOVES })),
-          query(trpc.breakers.ops.list.queryOptions({ tenant: tenant.id })),
+          query(trpc.breakers.ops.list.queryOptions({ tenantId: tenant.id })),
           query(trpc.ops.limits.get.queryOptions({ tenantId: tenant.id })),
           query(trpc.ops.exports.list.queryOptions({ tenantId: tenant.id })),
           query(trpc.ops.audit.list.queryOptions({ tenantId: tenant.id, limit: RECENT_ACTIVITY })),

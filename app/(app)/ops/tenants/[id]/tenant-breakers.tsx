@@ -11,7 +11,7 @@ import { LocalTime } from "../../../../_components/local-time";
 export function TenantBreakers({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const breakers = useQuery({ ...trpc.breakers.ops.list.queryOptions({ tenant: tenantId }), refetchInterval: 5_000 });
+  const breakers = useQuery({ ...trpc.breakers.ops.list.queryOptions({ tenantId }), refetchInterval: 5_000 });
   const reset = useMutation(
     trpc.breakers.ops.reset.mutationOptions({
       onSettled: () => Promise.all([
@@ -20,8 +20,7 @@ export function TenantBreakers({ tenantId }: { tenantId: string }) {
       ]),
     }),
   );
-  // The filter matches ids containing it: this tenant's rows only.
-  const open = breakers.data?.breakers.filter((b) => b.tenantId === tenantId);
+  const open = breakers.data?.breakers;
   const all = `/ops/breakers?tenant=${encodeURIComponent(tenantId)}`;
 
   let body;
