@@ -5,6 +5,8 @@ import { createLogger } from "../logger.ts";
 import { asTenantId, StorageBackends, type NewCronSchedule, type OverlapPolicy } from "../storage/index.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertSequence, makeTenant } from "../../test/factories.ts";
+import { explainAnalyze, scansOf } from "../../test/explain.ts";
+import { countStatements } from "../../test/statement-counts.ts";
 import { CronTick, nextCronFire } from "./cron-tick.ts";
 
 let db: TestDatabase;
@@ -255,5 +257,35 @@ describe("storage", () => {
     await expect(store.insertCronSchedule({ ...fields, sequenceId: owner.sequenceId }, 1)).rejects.toMatchObject({ code: "conflict" });
     expect(await store.countCronSchedules()).toBe(1);
     expect(asTenantId(owner.tenantId)).toBe(store.tenantId);
+  });
+});
+
+describe("an idle tick", () => {
+  it("with every schedule due later, asks one index probe and runs no claim; once one is due, it fires", async () => {
+    const owners = [];
+    for (let i = 0; i < 5; i++) owners.push(await tenantWithSequence());
+    for (const owner of owners) await schedule(owner, { cronExpr: "0 0 * * * *", firstDue: at(3_600) });
+    // And 2,000 more, due in the days after, so the planner sees a table worth an index.
+    await db.sql.query(
+      `INSERT INTO cron_schedules (id, tenant_id, namespace, sequence_id, cron_expr, timezone, enabled, overlap_policy, next_fire_at, created_at, updated_at)
+       SELECT gen_random_uuid(), c.tenant_id, c.namespace, c.sequence_id, c.cron_expr, c.timezone, true, c.overlap_policy, c.next_fire_at + i * interval '1 hour', now(), now()
+         FROM cron_schedules c CROSS JOIN generate_series(1, 400) i WHERE c.enabled`,
+    );
+    await db.sql.query("ANALYZE cron_schedules");
+    const backends = new StorageBackends(db.config.backends, { poolSize: 2 });
+    try {
+      const counts = countStatements(backends.primary.pool);
+      const idle = new CronTick({ backend: backends.primary, log, limits: {} });
+      expect((await idle.tick(at(0))).fired).toEqual([]);
+      expect({ probes: counts.get("any_cron_due"), claims: counts.get("claim_due_cron_schedules") ?? 0 }).toEqual({ probes: 1, claims: 0 });
+      const probe = await explainAnalyze(db.sql, "SELECT EXISTS (SELECT 1 FROM cron_schedules WHERE enabled AND next_fire_at IS NOT NULL AND next_fire_at <= $1)", [at(0)]);
+      expect(scansOf(probe, "cron_schedules").map((scan) => scan["Index Name"])).toEqual(["cron_schedules_next_fire_idx"]);
+
+      const fired = await idle.tick(at(3_600));
+      expect(fired.fired.map((f) => f.tenantId).sort()).toEqual(owners.map((o) => o.tenantId).sort());
+      expect(counts.get("claim_due_cron_schedules")).toBeGreaterThanOrEqual(1);
+    } finally {
+      await backends.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertSequence, makeTenant } from "../../test/factories.ts";
 import { makeScheduler } from "../../test/scheduler.ts";
+import { countStatements } from "../../test/statement-counts.ts";
 import { createLogger } from "../logger.ts";
 import { StorageBackends } from "../storage/index.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -31,17 +32,7 @@ afterEach(async () => {
 /** A backend of its own whose connections count the statements they run, by name. */
 function countingBackend(): { backend: StorageBackends["primary"]; counts: Map<string, number> } {
   backends = new StorageBackends(db.config.backends, { poolSize: 4 });
-  const counts = new Map<string, number>();
-  backends.primary.pool.on("connect", (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-      const name = (args[0] as { name?: string } | string | undefined);
-      const key = typeof name === "object" && name?.name ? name.name : "unnamed";
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-      return query(...args);
-    };
-  });
-  return { backend: backends.primary, counts };
+  return { backend: backends.primary, counts: countStatements(backends.primary.pool) };
 }
 
 const claims = (counts: Map<string, number>) => [...counts].filter(([name]) => name.startsWith("claim_due")).reduce((sum, [, n]) => sum + n, 0);

@@ -16,10 +16,12 @@ export class TenantView {
   private loaded = false;
   /** What a scheduler claims by (placements, quiescing, limits), to tell a refresh that changed it. */
   private claimBasis = "";
+  /** The control plane's version the copy was read at: a refresh reads the tables only when it moved. */
+  private version: string | null = null;
   private readonly changeListeners = new Set<() => void>();
 
   constructor(
-    private readonly controlPlane: Pick<Storage, "listPlacements" | "listTenantLimits">,
+    private readonly controlPlane: Pick<Storage, "controlPlaneVersion" | "listPlacements" | "listTenantLimits">,
     private readonly log: Logger,
     /** How stale a placement change may be when a scheduler acts on it. */
     readonly refreshMs = 500,
@@ -39,7 +41,11 @@ export class TenantView {
 
   async refresh(): Promise<void> {
     try {
+      // Read before the tables (see readControlPlaneVersion), so the copy is at least this new.
+      const version = await this.controlPlane.controlPlaneVersion();
+      if (version === this.version) return;
       const [placements, limits] = await Promise.all([this.controlPlane.listPlacements(), this.controlPlane.listTenantLimits()]);
+      this.version = version;
       this.placements = new Map(placements.map((p) => [p.tenantId, p]));
       this.limits = limits;
       this.caps = [...limits].filter(([, l]) => l.claimCap !== null).map(([tenantId, l]) => [tenantId, l.claimCap!]);

@@ -26,7 +26,7 @@ import { getInstanceDetail, listInstancesPage, type InstancePageQuery } from "./
 import { readInstanceCounts } from "./instance-counts.ts";
 import { countBackendInstancesByState, type InstanceState } from "./instances.ts";
 import { instanceThroughput, listRecentFailures } from "./overview.ts";
-import { advanceTenantPlacement, listPlacements, type Placement } from "./placements.ts";
+import { advanceTenantPlacement, listPlacements, readControlPlaneVersion, type Placement } from "./placements.ts";
 import { listRateLimitPolicies, removeRateLimitPolicy, setRateLimitPolicy, tryConsumeRateLimit } from "./rate-limits.ts";
 import { TenantPartitionRouter } from "./router.ts";
 import { enqueueSignalIfActive, type NewSignal } from "./signals.ts";
@@ -742,6 +742,8 @@ export class Storage {
   readonly directory: TenantDirectory;
   /** The fairness page's reads of the tenant_metrics rollups. */
   readonly fairness: FairnessStore;
+  /** listPlacements' copy, with the control plane's version it was read at. */
+  private placements: { version: string; rows: Promise<Placement[]> } | null = null;
 
   constructor(readonly backends: StorageBackends) {
     this.router = new TenantPartitionRouter(backends);
@@ -964,8 +966,25 @@ export class Storage {
     return (await this.backendHealth(timeoutMs)).filter((b) => b.latencyMs === null).map((b) => b.id);
   }
 
-  listPlacements(): Promise<Placement[]> {
-    return listPlacements(this.backends.primary.pool);
+  /** See readControlPlaneVersion: a copy of the placements or limits read after it is at least this new. */
+  controlPlaneVersion(): Promise<string> {
+    return readControlPlaneVersion(this.backends.primary.pool);
+  }
+
+  /**
+   * Every tenant's placement: a copy kept with the control plane's version it was read at, read
+   * again only when the version moved (one row read, not 10,000).
+   */
+  async listPlacements(): Promise<Placement[]> {
+    const version = await this.controlPlaneVersion();
+    let copy = this.placements;
+    if (copy?.version !== version) {
+      copy = { version, rows: listPlacements(this.backends.primary.pool) };
+      this.placements = copy;
+      const read = copy;
+      read.rows.catch(() => this.placements === read && (this.placements = null));
+    }
+    return [...(await copy.rows)];
   }
 
   /** Instances stored on the backend, by state: the rows physically there, whatever their tenant's placement. */

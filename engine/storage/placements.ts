@@ -21,6 +21,15 @@ export async function readPlacement(db: Queryable, tenantId: string): Promise<Pl
   return row ? { tenantId, backendId: row.backend_id, epoch: row.epoch, quiescedAt: row.quiesced_at } : null;
 }
 
+/**
+ * The control plane's version: moved in the same transaction as any change to the placements or
+ * the tenants' limits (a trigger), so a copy of them read after it is at least that new.
+ */
+export async function readControlPlaneVersion(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ version: string }>({ name: "read_control_plane_version", text: "SELECT version::text FROM control_plane_version" });
+  return rows[0]!.version;
+}
+
 export async function listPlacements(db: Queryable): Promise<Placement[]> {
   const { rows } = await db.query<{ tenant_id: string; backend_id: string; epoch: number; quiesced_at: Date | null }>({
     name: "list_placements",
