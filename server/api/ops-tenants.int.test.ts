@@ -11,7 +11,7 @@ import { directoryPageQuery, type DirectoryQuery } from "../../engine/storage/te
 import { explainAnalyze, scansOf } from "../../test/explain.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { makeTenant, makeUser } from "../../test/factories.ts";
-import { forgetRanking, TENANT_ORDERS, type TenantOrder } from "../ops/tenant-directory.ts";
+import { forgetRanking, RANKING_MAX_AGE_MS, RANKING_TTL_MS, TENANT_ORDERS, tenantPage, type TenantOrder } from "../ops/tenant-directory.ts";
 import { createCaller } from "./root.ts";
 import { createContext } from "./trpc.ts";
 
@@ -239,6 +239,35 @@ describe("the tenants table over 10,000 tenants", () => {
       expect(asks).toBe(3);
     } finally {
       directory.placementsMatching = asked;
+    }
+  });
+
+  it("after the TTL orders pages by the last sum while the next is read, then by the next; past its max age a page waits for a new one", async () => {
+    const topByClaims = async (now: number) => (await tenantPage(db, { search: "", order: "claims", limit: 1 }, now)).items[0]!.id;
+    // A tenant of its own that takes the most claims once its minute is written.
+    const climb = async (id: string) => {
+      await db.sql.query("INSERT INTO tenants (id, name, created_at) VALUES ($1, $1, now())", [id]);
+      await db.sql.query("INSERT INTO tenant_storage_placements (tenant_id, backend_id, epoch) VALUES ($1, 'primary', 1)", [id]);
+      const minute = Date.now() - (Date.now() % MINUTE_MS);
+      await db.sql.query("INSERT INTO tenant_metrics (tenant_id, minute, claimed, completed, lag_buckets) VALUES ($1, $2, 1000000, 0, '{}')", [id, new Date(minute)]);
+    };
+    try {
+      forgetRanking(db.storage);
+      const t0 = Date.now();
+      const before = await topByClaims(t0);
+      await climb("zz-climber");
+      expect(await topByClaims(t0 + RANKING_TTL_MS - 1)).toBe(before);
+      // Stale: served as it is, while the next sum is read.
+      expect(await topByClaims(t0 + RANKING_TTL_MS)).toBe(before);
+      await expect.poll(() => topByClaims(t0 + RANKING_TTL_MS + 1), { timeout: 10_000, interval: 20 }).toBe("zz-climber");
+
+      await climb("zz-climber-2");
+      await db.sql.query("UPDATE tenant_metrics SET claimed = 2000000 WHERE tenant_id = 'zz-climber-2'");
+      // The sum served was read at t0 + RANKING_TTL_MS. Past its max age it is not served: this page waits for the next.
+      expect(await topByClaims(t0 + RANKING_TTL_MS + RANKING_MAX_AGE_MS)).toBe("zz-climber-2");
+    } finally {
+      await db.sql.query("DELETE FROM tenants WHERE id LIKE 'zz-climber%'");
+      forgetRanking(db.storage);
     }
   });
 
