@@ -41,7 +41,7 @@ const BACKENDS = [{ id: "primary", database: "bulkhead" }, { id: "eu-1", databas
 const say = (line: string) => console.log(`console: ${line}`);
 
 /** The cluster with both databases, migrated, seeded unless the kept data set is of this seed's version. */
-async function openDataSet(): Promise<{ cluster: Cluster; urls: Record<string, string> }> {
+export async function openDataSet(): Promise<{ cluster: Cluster; urls: Record<string, string> }> {
   const kept = fs.existsSync(SEED_MARK) && (JSON.parse(fs.readFileSync(SEED_MARK, "utf8")) as { version?: string }).version === SEED_VERSION;
   if (!kept) {
     // A partial or older data set is thrown away whole.
@@ -64,7 +64,8 @@ async function openDataSet(): Promise<{ cluster: Cluster; urls: Record<string, s
   return { cluster, urls };
 }
 
-function processEnv(urls: Record<string, string>): NodeJS.ProcessEnv {
+/** The environment `npm start` gives the web server and the engine, on the data set. */
+export function processEnv(urls: Record<string, string>): NodeJS.ProcessEnv {
   return {
     ...process.env, DATABASE_URL: urls.primary, BULKHEAD_BACKENDS: `eu-1=${urls["eu-1"]}`, BULKHEAD_DEFAULT_BACKEND: "primary",
     AUTH_SECRET: randomBytes(32).toString("base64url"), BULKHEAD_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
@@ -109,12 +110,25 @@ async function seed(urls: Record<string, string>): Promise<void> {
   say(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+/** Every tenant's minutes of the last 3 hours written again, so the data set's hour is now. */
+export async function refreshAllMetrics(urls: Record<string, string>): Promise<void> {
+  for (const backend of BACKENDS) {
+    const db = new pg.Client({ connectionString: urls[backend.id] });
+    await db.connect();
+    try {
+      say(`${backend.id}: ${(await refreshMetrics(db, backend.id)).toLocaleString("en-US")} tenant_metrics minutes written for the last 3 hours`);
+    } finally {
+      await db.end();
+    }
+  }
+}
+
+export function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group, so stopping reaches what it starts too.
   return spawn(process.execPath, ["--import", "tsx", ...args], { cwd: PROJECT_ROOT, env, stdio: ["ignore", "inherit", "inherit"], detached: true });
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once("exit", () => resolve());
@@ -212,15 +226,7 @@ export async function main(): Promise<void> {
   const { cluster, urls } = await openDataSet();
   const children: ChildProcess[] = [];
   try {
-    for (const backend of BACKENDS) {
-      const db = new pg.Client({ connectionString: urls[backend.id] });
-      await db.connect();
-      try {
-        say(`${backend.id}: ${(await refreshMetrics(db, backend.id)).toLocaleString("en-US")} tenant_metrics minutes written for the last 3 hours`);
-      } finally {
-        await db.end();
-      }
-    }
+    await refreshAllMetrics(urls);
     if (!fs.existsSync(path.join(PROJECT_ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npx next build` first (under the lock)");
     const env = processEnv(urls);
     children.push(start(["scripts/web.ts"], env), start(["engine/main.ts"], env));

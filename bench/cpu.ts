@@ -32,6 +32,13 @@ function postgresCpuMs(): number {
   return ticks * TICK_MS;
 }
 
+/** One process's CPU so far (utime + stime), ms. */
+export function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 export interface CpuUse {
   /** This process, ms. */
   processMs: number;

@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   "scale-out": () => import("./scale-out.ts").then((m) => m.main()),
   console: () => import("./console.ts").then((m) => m.main()),
   retention: () => import("./retention.ts").then((m) => m.main()),
+  idle: () => import("./idle.ts").then((m) => m.main()),
 };
 
 const chosen = process.argv[2] ?? "throughput";
