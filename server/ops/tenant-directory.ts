@@ -91,6 +91,8 @@ interface Ranking {
 
 const rankings = new WeakMap<Storage, Ranking>();
 
+const rankingKey = (order: "claims" | "lag", search: string) => `${order} ${search}`;
+
 /** The next sum, read while the last one is still served. */
 const reading = new WeakMap<Storage, Ranking>();
 
@@ -110,16 +112,16 @@ function hourOfEveryTenant(storage: Storage, now: number): Ranking {
 }
 
 /**
- * Reads the next sum and the orders and searches `last` was asked for, then serves it in place of
- * `last` (unless it was forgotten or replaced meanwhile). A failed read leaves `last` served.
+ * Reads the next sum, and the unsearched orders `last` was asked for, then serves it in place of
+ * `last` (unless it was forgotten or replaced meanwhile); a search is ranked again when asked. A
+ * failed read leaves `last` served.
  */
 function readNext(storage: Storage, last: Ranking, now: number): void {
   const next: Ranking = { at: now, activity: storage.directory.activityOfEveryTenant(activityWindow(now).from), ranked: new Map() };
   reading.set(storage, next);
-  const orders = [...last.ranked.keys()].map((key) => {
-    const [order, ...search] = key.split(" ");
-    const ranked = rank(storage, next.activity, order as "claims" | "lag", search.join(" "));
-    next.ranked.set(key, ranked);
+  const orders = (["claims", "lag"] as const).filter((order) => last.ranked.has(rankingKey(order, ""))).map((order) => {
+    const ranked = rank(storage, next.activity, order, "");
+    next.ranked.set(rankingKey(order, ""), ranked);
     return ranked;
   });
   Promise.all([next.activity, ...orders]).then(
@@ -141,7 +143,7 @@ export function forgetRanking(storage: Storage): void {
  */
 function rankedTenants(storage: Storage, order: "claims" | "lag", search: string, now: number): Promise<Ranked[]> {
   const ranking = hourOfEveryTenant(storage, now);
-  const key = `${order} ${search}`;
+  const key = rankingKey(order, search);
   let ranked = ranking.ranked.get(key);
   if (!ranked) {
     ranked = rank(storage, ranking.activity, order, search);
