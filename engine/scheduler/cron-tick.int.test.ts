@@ -2,6 +2,7 @@
 // instance a fire creates, exactly once across three engine processes, and fairness.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logger.ts";
+import { ANY_CRON_DUE } from "../storage/cron-schedules.ts";
 import { asTenantId, StorageBackends, type NewCronSchedule, type OverlapPolicy } from "../storage/index.ts";
 import { freshDatabase, type TestDatabase } from "../../test/db.ts";
 import { insertSequence, makeTenant } from "../../test/factories.ts";
@@ -278,7 +279,7 @@ describe("an idle tick", () => {
       const idle = new CronTick({ backend: backends.primary, log, limits: {} });
       expect((await idle.tick(at(0))).fired).toEqual([]);
       expect({ probes: counts.get("any_cron_due"), claims: counts.get("claim_due_cron_schedules") ?? 0 }).toEqual({ probes: 1, claims: 0 });
-      const probe = await explainAnalyze(db.sql, "SELECT EXISTS (SELECT 1 FROM cron_schedules WHERE enabled AND next_fire_at IS NOT NULL AND next_fire_at <= $1)", [at(0)]);
+      const probe = await explainAnalyze(db.sql, ANY_CRON_DUE, [at(0)]);
       expect(scansOf(probe, "cron_schedules").map((scan) => scan["Index Name"])).toEqual(["cron_schedules_next_fire_idx"]);
 
       const fired = await idle.tick(at(3_600));

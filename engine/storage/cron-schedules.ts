@@ -304,17 +304,16 @@ export function stampedMetadata(metadata: unknown, scheduleId: string): unknown 
 /** RFC 3339 in UTC, to the second, as the idempotency key names an occurrence. */
 const occurrence = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
 
+/** anyCronDue's statement ($1: now), exported for the test that EXPLAINs it. */
+export const ANY_CRON_DUE = "SELECT EXISTS (SELECT 1 FROM cron_schedules WHERE enabled AND next_fire_at IS NOT NULL AND next_fire_at <= $1) AS due";
+
 /**
  * Whether any enabled schedule is due at `now`: one probe of cron_schedules_next_fire_idx. The
  * claim's loose scan visits every tenant that has a schedule (59 ms with 1,000 of them, every
  * tick of every engine), so a tick with nothing due stops here.
  */
-export async function anyCronDue(db: Queryable, now: Date): Promise<boolean> {
-  const { rows } = await db.query<{ due: boolean }>({
-    name: "any_cron_due",
-    text: "SELECT EXISTS (SELECT 1 FROM cron_schedules WHERE enabled AND next_fire_at IS NOT NULL AND next_fire_at <= $1) AS due",
-    values: [now],
-  });
+async function anyCronDue(db: Queryable, now: Date): Promise<boolean> {
+  const { rows } = await db.query<{ due: boolean }>({ name: "any_cron_due", text: ANY_CRON_DUE, values: [now] });
   return rows[0]!.due;
 }
 

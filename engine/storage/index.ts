@@ -977,14 +977,12 @@ export class Storage {
    */
   async listPlacements(): Promise<Placement[]> {
     const version = await this.controlPlaneVersion();
-    let copy = this.placements;
-    if (copy?.version !== version) {
-      copy = { version, rows: listPlacements(this.backends.primary.pool) };
+    if (this.placements?.version !== version) {
+      const copy = { version, rows: listPlacements(this.backends.primary.pool) };
       this.placements = copy;
-      const read = copy;
-      read.rows.catch(() => this.placements === read && (this.placements = null));
+      copy.rows.catch(() => this.placements === copy && (this.placements = null));
     }
-    return [...(await copy.rows)];
+    return [...(await this.placements.rows)];
   }
 
   /** Instances stored on the backend, by state: the rows physically there, whatever their tenant's placement. */

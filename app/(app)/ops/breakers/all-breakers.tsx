@@ -79,46 +79,46 @@ export function AllBreakers() {
           </p>
         ) : (
           <>
-          {breakers.data.matching > open.length && (
-            <p className="muted" role="status">
-              The first {open.length.toLocaleString("en-US")} of {breakers.data.matching.toLocaleString("en-US")} open breakers
-              {matching ? <> for {matching}</> : null}, by tenant and handler. Filter by tenant or handler to find the others.
-            </p>
-          )}
-          <div className="table-wrap">
-            <table className="table" aria-label="Open breakers" aria-busy={breakers.isPlaceholderData}>
-              <thead>
-                <tr>
-                  <th scope="col">Tenant</th>
-                  <th scope="col">Handler</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Failures</th>
-                  <th scope="col">Time left</th>
-                  <th scope="col">Opened at</th>
-                  <th scope="col"><span className="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {open.map((b) => (
-                  <tr key={`${b.tenantId}/${b.handler}`}>
-                    <td><code>{b.tenantId}</code></td>
-                    <td><code>{b.handler}</code></td>
-                    <td><BreakerStateBadge state={b.state} /></td>
-                    <td>{b.failureCount} / {b.failureThreshold}</td>
-                    <td><TimeLeft state={b.state} secondsLeft={b.secondsLeft} fetchedAt={breakers.dataUpdatedAt} /></td>
-                    <td><LocalTime iso={b.openedAt} /></td>
-                    <td className="cell-actions">
-                      <ResetButton
-                        handler={`${b.handler} of ${b.tenantId}`}
-                        pending={resetting(b.tenantId, b.handler)}
-                        onConfirm={() => reset.mutate({ tenantId: b.tenantId, handler: b.handler })}
-                      />
-                    </td>
+            {breakers.data.matching > open.length && (
+              <p className="muted" role="status">
+                The first {open.length.toLocaleString("en-US")} of {breakers.data.matching.toLocaleString("en-US")} open breakers
+                {matching ? <> for {matching}</> : null}, by tenant and handler. Filter by tenant or handler to find the others.
+              </p>
+            )}
+            <div className="table-wrap">
+              <table className="table" aria-label="Open breakers" aria-busy={breakers.isPlaceholderData}>
+                <thead>
+                  <tr>
+                    <th scope="col">Tenant</th>
+                    <th scope="col">Handler</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Failures</th>
+                    <th scope="col">Time left</th>
+                    <th scope="col">Opened at</th>
+                    <th scope="col"><span className="visually-hidden">Actions</span></th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {open.map((b) => (
+                    <tr key={`${b.tenantId}/${b.handler}`}>
+                      <td><code>{b.tenantId}</code></td>
+                      <td><code>{b.handler}</code></td>
+                      <td><BreakerStateBadge state={b.state} /></td>
+                      <td>{b.failureCount} / {b.failureThreshold}</td>
+                      <td><TimeLeft state={b.state} secondsLeft={b.secondsLeft} fetchedAt={breakers.dataUpdatedAt} /></td>
+                      <td><LocalTime iso={b.openedAt} /></td>
+                      <td className="cell-actions">
+                        <ResetButton
+                          handler={`${b.handler} of ${b.tenantId}`}
+                          pending={resetting(b.tenantId, b.handler)}
+                          onConfirm={() => reset.mutate({ tenantId: b.tenantId, handler: b.handler })}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </>
         )}
       </section>
