@@ -55,6 +55,38 @@ test("a reload mid-edit restores the draft, from the browser's copy and in anoth
   await expect(page.getByText(/^Draft restored from /)).toHaveCount(0);
 });
 
+test("a discard the server never heard of (the page was left first) is not undone by the server's copy, and is sent again", async ({ page, browser }) => {
+  await signIn(page, "member@initech.test");
+  const saved = serverDraftSaved(page);
+  await startSequence(page, `lost-discard-${Date.now()}`);
+  await saved;
+  const address = page.url();
+  await page.reload();
+  await expect(page.getByText(/^Draft restored from .+\./)).toBeVisible();
+
+  // The discard never reaches the server: its copy of the draft is still there on reload.
+  await page.route(/sequenceDrafts\.discard/, (route) => route.abort());
+  await page.getByRole("button", { name: "Discard draft" }).click();
+  await expect(page.getByLabel("Name", { exact: true })).toHaveValue("");
+  await page.unroute(/sequenceDrafts\.discard/);
+  const resent = page.waitForResponse((r) => r.url().includes("sequenceDrafts.discard") && r.ok());
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Add step" })).toBeVisible();
+  await expect(page.getByLabel("Name", { exact: true })).toHaveValue("");
+  await expect(page.getByText(/^Draft restored from /)).toHaveCount(0);
+  await resent;
+
+  // Sent again on opening: another browser finds no draft either.
+  const other = await browser.newContext();
+  const elsewhere = await other.newPage();
+  await signIn(elsewhere, "member@initech.test");
+  await elsewhere.goto(address);
+  await expect(elsewhere.getByRole("button", { name: "Add step" })).toBeVisible();
+  await expect(elsewhere.getByLabel("Name", { exact: true })).toHaveValue("");
+  await expect(elsewhere.getByText(/^Draft restored from /)).toHaveCount(0);
+  await other.close();
+});
+
 test("edits made before the server's copy has been read are kept too", async ({ page }) => {
   await signIn(page, "member@initech.test");
   // Hold the editor's first read of the server copy until the edits are made.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { differsFrom, newerDraft } from "./draft-store.ts";
+import { differsFrom, newerDraft, outlivesDiscard } from "./draft-store.ts";
 
 const version = { id: "a", version: 1, created_at: "2026-01-01T00:00:00.000Z", name: "n", namespace: "default", blocks: [{ type: "step", id: "s", handler: "noop" }] };
 
@@ -32,5 +32,22 @@ describe("newerDraft", () => {
     expect(newerDraft(late, early)).toBe(late);
     expect(newerDraft(null, early)).toBe(early);
     expect(newerDraft(null, null)).toBeNull();
+  });
+});
+
+describe("outlivesDiscard", () => {
+  const at = (updatedAt: string) => ({ definition: version, updatedAt });
+  it("drops a server copy no newer than this browser's discard, and keeps one edited after it", () => {
+    const discardedAt = "2026-12-01T10:00:05.000Z";
+    expect(outlivesDiscard(at("2026-12-01T10:00:04.000Z"), discardedAt)).toBeNull();
+    expect(outlivesDiscard(at(discardedAt), discardedAt)).toBeNull();
+    const later = at("2026-12-01T10:00:06.000Z");
+    expect(outlivesDiscard(later, discardedAt)).toBe(later);
+  });
+
+  it("keeps the server copy when nothing was discarded here", () => {
+    const copy = at("2026-12-01T10:00:04.000Z");
+    expect(outlivesDiscard(copy, null)).toBe(copy);
+    expect(outlivesDiscard(null, "2026-12-01T10:00:05.000Z")).toBeNull();
   });
 });

@@ -44,12 +44,43 @@ export function writeLocalDraft(tenantId: string, key: string, draft: StoredDraf
   }
 }
 
-export function removeLocalDraft(tenantId: string, key: string): void {
+// A discard leaves a mark in place of the browser's copy until the server confirms it dropped its
+// own: a page left (or reloaded) while the discard was on its way would otherwise find the
+// server's copy and restore what the user threw away.
+const discardOf = (at: string) => JSON.stringify({ discardedAt: at });
+
+export function writeLocalDiscard(tenantId: string, key: string, discardedAt: string): void {
   try {
-    storage()?.removeItem(storageKey(tenantId, key));
+    storage()?.setItem(storageKey(tenantId, key), discardOf(discardedAt));
   } catch {
-    // Nothing to remove where storage is refused.
+    // Refused: the discard then rests on the server's answer alone.
   }
+}
+
+/** When this browser last discarded the draft, if the server has not confirmed it yet. */
+export function readLocalDiscard(tenantId: string, key: string): string | null {
+  try {
+    const raw = storage()?.getItem(storageKey(tenantId, key));
+    const at = raw ? (JSON.parse(raw) as { discardedAt?: unknown }).discardedAt : undefined;
+    return typeof at === "string" ? at : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The server confirmed the discard made at `discardedAt`: the mark goes, unless an edit has replaced it. */
+export function forgetLocalDiscard(tenantId: string, key: string, discardedAt: string): void {
+  try {
+    if (storage()?.getItem(storageKey(tenantId, key)) === discardOf(discardedAt)) storage()?.removeItem(storageKey(tenantId, key));
+  } catch {
+    // Nothing to forget where storage is refused.
+  }
+}
+
+/** The server's copy, unless it is one a discard made later in this browser meant to drop. */
+export function outlivesDiscard(onServer: StoredDraft | null, discardedAt: string | null): StoredDraft | null {
+  if (!onServer || discardedAt === null) return onServer;
+  return Date.parse(onServer.updatedAt) > Date.parse(discardedAt) ? onServer : null;
 }
 
 /** The later of two drafts (either may be missing). */

@@ -6,7 +6,9 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC } from "../../../../../_components/trpc";
-import { differsFrom, newerDraft, readLocalDraft, removeLocalDraft, writeLocalDraft, type StoredDraft } from "./draft-store.ts";
+import {
+  differsFrom, forgetLocalDiscard, newerDraft, outlivesDiscard, readLocalDiscard, readLocalDraft, writeLocalDiscard, writeLocalDraft, type StoredDraft,
+} from "./draft-store.ts";
 import type { SequenceDoc } from "./model.ts";
 
 /** How long the server copy waits for typing to pause. */
@@ -49,9 +51,19 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
     restore.current = onRestore;
   });
 
+  /** Drops both copies: the browser's at once (marked as discarded), the server's when it answers. */
+  const dropCopies = useCallback(async () => {
+    const discardedAt = new Date().toISOString();
+    writeLocalDiscard(tenantId, draftKey, discardedAt);
+    await discardOnServer({ tenantId, key: draftKey }).then(() => forgetLocalDiscard(tenantId, draftKey, discardedAt), () => undefined);
+  }, [tenantId, draftKey, discardOnServer]);
+
   useEffect(() => {
     if (decided || server.isPending) return;
-    const onServer: StoredDraft | null = server.data ? { definition: server.data.definition as SequenceDoc, updatedAt: server.data.updatedAt } : null;
+    const serverCopy: StoredDraft | null = server.data ? { definition: server.data.definition as SequenceDoc, updatedAt: server.data.updatedAt } : null;
+    const onServer = outlivesDiscard(serverCopy, readLocalDiscard(tenantId, draftKey));
+    // A discard the server did not hear of (the page was left first): it is sent again.
+    if (serverCopy && !onServer) void dropCopies();
     const draft = newerDraft(readLocalDraft(tenantId, draftKey), onServer);
     if (draft && differsFrom(draft.definition, initial)) {
       restored.current = draft.definition;
@@ -60,7 +72,7 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
       setRestoredAt(draft.updatedAt);
     }
     setDecided(true);
-  }, [decided, server.isPending, server.data, tenantId, draftKey, initial]);
+  }, [decided, server.isPending, server.data, tenantId, draftKey, initial, dropCopies]);
 
   // Edits made while the copies were still being looked at are written as soon as that is done.
   useEffect(() => {
@@ -76,8 +88,7 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
       // Back to the version as opened (undo, discard): there is nothing to keep.
       if (kept.current) {
         kept.current = false;
-        removeLocalDraft(tenantId, draftKey);
-        void discardOnServer({ tenantId, key: draftKey }).catch(() => undefined);
+        void dropCopies();
       }
       return;
     }
@@ -90,7 +101,7 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
       pending.current = null;
       saveOnServer(save);
     }, SERVER_DELAY_MS);
-  }, [decided, doc, initial, tenantId, draftKey, saveOnServer, discardOnServer]);
+  }, [decided, doc, initial, tenantId, draftKey, saveOnServer, dropCopies]);
 
   const latest = useRef({ doc, decided, initial, tenantId, draftKey });
   useEffect(() => {
@@ -125,9 +136,8 @@ export function useDraft({ tenantId, draftKey, initial, doc, onRestore }: DraftO
     if (timer.current) clearTimeout(timer.current);
     pending.current = null;
     kept.current = false;
-    removeLocalDraft(tenantId, draftKey);
-    await discardOnServer({ tenantId, key: draftKey }).catch(() => undefined);
-  }, [tenantId, draftKey, discardOnServer]);
+    await dropCopies();
+  }, [dropCopies]);
 
   const discard = useCallback(() => {
     restore.current(initial);
