@@ -128,6 +128,50 @@ describe("tenant_activity_hour", () => {
     expect(moved.lagBuckets[1]).toBe(8);
   });
 
+  it("drops a row whose hour has emptied when it moves it on, and the next minute written makes it again", async () => {
+    const [idle, busy] = [(await makeTenant(db)).id, (await makeTenant(db)).id];
+    const now = await nowAwayFromMinuteEdge();
+    const from = activityWindowFrom(now);
+    // Both were active two hours ago only (written past the triggers, which count the hour's minutes).
+    const old = new Date(from.getTime() - 60 * MINUTE);
+    for (const tenant of [idle, busy]) {
+      await db.sql.query("INSERT INTO tenant_metrics (tenant_id, minute, claimed, lag_buckets) VALUES ($1, $2, 4, ARRAY[4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])", [tenant, old]);
+      await db.sql.query("INSERT INTO tenant_activity_hour (tenant_id, window_from, claimed, lag_buckets) VALUES ($1, $2, 4, ARRAY[4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])", [tenant, old]);
+    }
+    await writeTenantMetrics(db.sql, [minute(busy, now, 2, 1)]);
+    expect(await advanceTenantActivity(db.sql, new Date(now))).toBeGreaterThanOrEqual(2);
+    const kept = async () => (await db.sql.query<{ tenant_id: string }>("SELECT tenant_id FROM tenant_activity_hour WHERE tenant_id = ANY($1)", [[idle, busy]])).rows.map((r) => r.tenant_id);
+    expect(await kept()).toEqual([busy]);
+    expect(await expectSameHour(db, [idle, busy], from)).toEqual({ [busy]: { claimed: 2, lagBuckets: [0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] } });
+    // Gone, a minute later's move leaves it gone.
+    await advanceTenantActivity(db.sql, new Date(now + MINUTE));
+    expect(await kept()).toEqual([busy]);
+
+    await writeTenantMetrics(db.sql, [minute(idle, now, 3, 5)]);
+    expect((await kept()).sort()).toEqual([idle, busy].sort());
+    expect((await expectSameHour(db, [idle], from))[idle]).toEqual({ claimed: 3, lagBuckets: [0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0] });
+  });
+
+  it("keeps a minute whose write waited on a row that the move then dropped", async () => {
+    const tenant = (await makeTenant(db)).id;
+    const now = await nowAwayFromMinuteEdge();
+    await db.sql.query("INSERT INTO tenant_activity_hour (tenant_id, window_from, claimed, lag_buckets) VALUES ($1, $2, 0, '{}')", [tenant, activityWindowFrom(now)]);
+    // The move's transaction holds the row (as its first statement locks it) and drops it.
+    const mover = await db.sql.connect();
+    try {
+      await mover.query("BEGIN");
+      await mover.query("SELECT 1 FROM tenant_activity_hour WHERE tenant_id = $1 FOR UPDATE", [tenant]);
+      const write = writeTenantMetrics(db.sql, [minute(tenant, now, 5)]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await mover.query("DELETE FROM tenant_activity_hour WHERE tenant_id = $1", [tenant]);
+      await mover.query("COMMIT");
+      await write;
+    } finally {
+      mover.release();
+    }
+    expect((await expectSameHour(db, [tenant], activityWindowFrom(now)))[tenant]!.claimed).toBe(5);
+  });
+
   it("stays exact while engines write the same minutes and move rows on at once", async () => {
     const tenants = [(await makeTenant(db)).id, (await makeTenant(db)).id];
     const from = activityWindowFrom(Date.now());
