@@ -93,6 +93,11 @@ const rankings = new WeakMap<Storage, Ranking>();
 
 const rankingKey = (order: "claims" | "lag", search: string) => `${order} ${search}`;
 
+/** A sum of every tenant's hour as of `now`, its orders ranked when first asked for. */
+const newRanking = (storage: Storage, now: number): Ranking => ({
+  at: now, activity: storage.directory.activityOfEveryTenant(activityWindow(now).from), ranked: new Map(),
+});
+
 /** The next sum, read while the last one is still served. */
 const reading = new WeakMap<Storage, Ranking>();
 
@@ -104,7 +109,7 @@ function hourOfEveryTenant(storage: Storage, now: number): Ranking {
     if (!reading.has(storage)) readNext(storage, cached, now);
     return cached;
   }
-  const ranking: Ranking = { at: now, activity: storage.directory.activityOfEveryTenant(activityWindow(now).from), ranked: new Map() };
+  const ranking = newRanking(storage, now);
   rankings.set(storage, ranking);
   // A failed sum is not kept: the next page asks again.
   ranking.activity.catch(() => rankings.get(storage) === ranking && rankings.delete(storage));
@@ -117,7 +122,7 @@ function hourOfEveryTenant(storage: Storage, now: number): Ranking {
  * failed read leaves `last` served.
  */
 function readNext(storage: Storage, last: Ranking, now: number): void {
-  const next: Ranking = { at: now, activity: storage.directory.activityOfEveryTenant(activityWindow(now).from), ranked: new Map() };
+  const next = newRanking(storage, now);
   reading.set(storage, next);
   const orders = (["claims", "lag"] as const).filter((order) => last.ranked.has(rankingKey(order, ""))).map((order) => {
     const ranked = rank(storage, next.activity, order, "");
